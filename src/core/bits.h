@@ -1,0 +1,54 @@
+/*
+ * core/bits.h -- compiler helpers every layer may use: branch hints, bit
+ * scans, the errno hook. Freestanding-safe: it includes nothing from libc
+ * unless the build is hosted.
+ *
+ * Bit scans use the compiler builtins, which become one instruction (bsr /
+ * tzcnt / clz) on every target rtmem cares about; that is what keeps the
+ * TLSF mapping and search loop-free.
+ */
+#ifndef RTM_CORE_BITS_H
+#define RTM_CORE_BITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define RTM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RTM_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RTM_NOINLINE __attribute__((noinline))
+#define RTM_COLD __attribute__((cold, noinline))
+#define RTM_INLINE static inline __attribute__((always_inline))
+
+/* Index of the most significant set bit; x must not be 0. */
+RTM_INLINE unsigned rtm_fls32(uint32_t x) { return 31u - (unsigned)__builtin_clz(x); }
+RTM_INLINE unsigned rtm_fls_size(size_t x)
+{
+    return (unsigned)(sizeof(size_t) * 8u - 1u) - (unsigned)__builtin_clzl((unsigned long)x);
+}
+/* Index of the least significant set bit; x must not be 0. */
+RTM_INLINE unsigned rtm_ctz32(uint32_t x) { return (unsigned)__builtin_ctz(x); }
+
+RTM_INLINE int rtm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
+
+/* errno exists only in hosted builds; freestanding cores report through
+ * return values alone. */
+#if defined(RTM_FREESTANDING) && RTM_FREESTANDING
+#define RTM_SET_ERRNO(e) ((void)0)
+#define RTM_EINVAL 22
+#define RTM_ENOMEM 12
+#define RTM_EFAULT 14
+#define RTM_ENOTSUP 95
+#else
+#include <errno.h>
+#define RTM_SET_ERRNO(e) (errno = (e))
+#define RTM_EINVAL EINVAL
+#define RTM_ENOMEM ENOMEM
+#define RTM_EFAULT EFAULT
+#define RTM_ENOTSUP ENOTSUP
+#endif
+
+#ifndef RTM_DEBUG
+#define RTM_DEBUG 0
+#endif
+
+#endif /* RTM_CORE_BITS_H */
