@@ -34,8 +34,9 @@ typedef struct rtm_tlsf rtm_tlsf; /* opaque; lives at the start of a region */
 #define RTM_TLSF_HEADER_BYTES 4u
 /** Smallest usable size of a block: a free block must hold two links. */
 #define RTM_TLSF_MIN_BLOCK ((size_t)(2u * sizeof(ptrdiff_t) + 4u))
-/** Largest usable size of one block (the span is a 32-bit field). */
-#define RTM_TLSF_MAX_BLOCK ((size_t)0xFFFFFFF4u)
+/** Largest usable size of one block: the span is a 32-bit field (and on
+ *  32-bit targets stays below 2 GiB so that size arithmetic cannot wrap). */
+#define RTM_TLSF_MAX_BLOCK ((size_t)(sizeof(size_t) > 4u ? 0xFFFFFFF4u : 0x7FFFFFF4u))
 
 /** Bytes of the control structure (placed at the start of the first region). */
 size_t rtm_tlsf_control_size(void);

@@ -25,7 +25,7 @@ struct rtm_heap {
     uint32_t magic;          /* HEAP_MAGIC while alive; destroy clears it   */
     uint16_t algo;           /* enum rtm_algo_id                            */
     uint16_t layout_version; /* HEAP_LAYOUT_VERSION                         */
-    uint64_t reserved;       /* keeps the algorithm control 16-aligned      */
+    uint64_t prefix_bytes;   /* region bytes before the algorithm control   */
 };
 
 _Static_assert(sizeof(struct rtm_heap) == 16, "generic header layout is fixed");
@@ -74,7 +74,7 @@ rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
         return NULL; /* errno set by the algorithm */
     h->algo = (uint16_t)spec.id;
     h->layout_version = HEAP_LAYOUT_VERSION;
-    h->reserved = 0;
+    h->prefix_bytes = lost + sizeof *h;
     h->magic = HEAP_MAGIC;
     return h;
 }
@@ -151,7 +151,9 @@ rtm_stats rtm_heap_stats(rtm_heap *h)
         RTM_SET_ERRNO(RTM_EINVAL);
         return none;
     }
-    return rtm_tlsf_stats(as_tlsf(h));
+    rtm_stats st = rtm_tlsf_stats(as_tlsf(h));
+    st.arena_bytes += (size_t)h->prefix_bytes; /* "every byte given" */
+    return st;
 }
 
 int rtm_heap_check(rtm_heap *h)

@@ -1,0 +1,174 @@
+/*
+ * heaps/tlsf_layout.h -- the memory layout of rtmem's TLSF heap, shared by
+ * tlsf.c (the operations) and tlsf_check.c (the validator and walker).
+ * Every header field is read and written through the accessors below, so the
+ * algorithm reads like the paper (Masmano et al., "TLSF: a new dynamic memory
+ * allocator for real-time systems", 2004).
+ *
+ * A block is named by its payload address p, which is always 8-aligned. The
+ * 4-byte header sits just below it, so headers live at addresses 4 mod 8 and
+ * a used block costs 4 bytes, not the 8 or 16 of other TLSFs. The "span" of
+ * a block is the distance from its payload to the next block's payload (a
+ * multiple of 8); usable size = span - 4.
+ *
+ *   used block:         free block:
+ *   p-4  [span|flags]   p-4  [span|FREE|flags]
+ *   p    user data ...  p    next_free  (offset from control, 0 = none)
+ *                       p+w  prev_free  (w = sizeof(ptrdiff_t))
+ *                       ...
+ *                       p+span-8 [span]  footer: boundary tag for the next
+ *   p+span-4 [next header]               block's merge with this one
+ *
+ * Flags in the low 3 bits of the header (spans are multiples of 8):
+ *   FREE       this block is free (in exactly one free list)
+ *   PREV_FREE  the physically previous block is free (its footer is valid)
+ *   ALIGNED    allocated by aligned_alloc: realloc must keep the alignment
+ *
+ * A pool is laid out as
+ *   [pool record][4 unused][hdr|first block .............][sentinel hdr]
+ * The sentinel is a used header of span 0 whose payload address is the pool
+ * end; it stops merges at the end of the pool without a bounds check.
+ *
+ * Free lists: TLSF's two-level index. First level fl = floor(log2(span))
+ * class, second level sl = the next SL_LOG2 bits; spans below SMALL_SPAN are
+ * mapped linearly (one list per 8 bytes). Each list keeps its largest block
+ * at the head (insert compares with the head; allocation takes the second
+ * block when there is one), which is what lets the exact-fit probe look at
+ * one block only.
+ */
+#ifndef RTM_HEAPS_TLSF_LAYOUT_H
+#define RTM_HEAPS_TLSF_LAYOUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/internal.h"
+#include "rtmem/tlsf.h"
+
+/* Second-level lists per first-level class, as a power of two. 16 lists keep
+ * the control structure small (a few KiB); the exact-fit probe recovers the
+ * precision that 32 lists would buy. Override with -DRTM_TLSF_SL_LOG2=5. */
+#ifndef RTM_TLSF_SL_LOG2
+#define RTM_TLSF_SL_LOG2 4
+#endif
+#ifndef RTM_TLSF_COUNT_STEPS
+#define RTM_TLSF_COUNT_STEPS 0
+#endif
+
+#define GRAN_LOG2 3u
+#define GRAN ((size_t)1 << GRAN_LOG2)
+#define HDR_BYTES ((size_t)RTM_TLSF_HEADER_BYTES)
+#define SL_LOG2 ((unsigned)RTM_TLSF_SL_LOG2)
+#define SL_COUNT (1u << SL_LOG2)
+#define SMALL_SPAN ((size_t)SL_COUNT << GRAN_LOG2)
+/* First-level index of spans >= SMALL_SPAN: fls(span) - FL_SHIFT. */
+#define FL_SHIFT (SL_LOG2 + GRAN_LOG2 - 1u)
+/* Spans are < 2^32; the good-fit round-up can reach 2^32, one class more. */
+#define FL_COUNT (32u - FL_SHIFT + 1u)
+
+#define BLOCK_FREE 1u
+#define BLOCK_PREV_FREE 2u
+#define BLOCK_ALIGNED 4u
+#define SPAN_MASK (~(uint32_t)7u)
+
+#define MIN_SPAN (RTM_TLSF_MIN_BLOCK + HDR_BYTES)
+#define MAX_SPAN (RTM_TLSF_MAX_BLOCK + HDR_BYTES)
+
+_Static_assert(MIN_SPAN % GRAN == 0, "minimum span keeps payloads aligned");
+_Static_assert(SL_LOG2 >= 2 && SL_LOG2 <= 5, "second-level bitmap is 32 bits");
+
+/* The pool record at the start of every pool; pools form a list. */
+typedef struct tlsf_pool {
+    ptrdiff_t next; /* offset of the next pool record from control, 0 = none */
+    ptrdiff_t end;  /* offset of the sentinel's payload address (pool end)    */
+} tlsf_pool;
+
+#define POOL_FIRST_PAYLOAD (sizeof(tlsf_pool) + GRAN) /* from the record */
+
+struct rtm_tlsf {
+    uint32_t fl_bitmap;          /* bit fl set iff sl_bitmap[fl] != 0   */
+    uint32_t sl_bitmap[FL_COUNT]; /* bit sl set iff heads[fl][sl] != 0  */
+    ptrdiff_t heads[FL_COUNT][SL_COUNT]; /* offsets of list heads, 0 = empty */
+    size_t used_bytes;    /* sum of usable sizes of used blocks          */
+    size_t live_blocks;   /* used blocks                                 */
+    size_t free_blocks;   /* free blocks (= members of all lists)        */
+    size_t peak_used;     /* highest used_bytes                          */
+    size_t failed_allocs; /* ENOMEM refusals                             */
+    size_t arena_bytes;   /* bytes given by the caller, control included */
+    size_t total_span;    /* sum of the spans of all blocks of all pools */
+    size_t max_align;     /* largest alignment ever asked (realloc cap)  */
+    ptrdiff_t first_pool; /* offset of the first pool record             */
+    size_t steps;         /* RTM_TLSF_COUNT_STEPS: steps of the last op  */
+};
+
+/* --- accessors: the only code that knows where fields live ------------- */
+
+static inline char *tlsf_base(const rtm_tlsf *t) { return (char *)(uintptr_t)t; }
+static inline char *at(const rtm_tlsf *t, ptrdiff_t off) { return tlsf_base(t) + off; }
+static inline ptrdiff_t off_of(const rtm_tlsf *t, const char *p) { return p - tlsf_base(t); }
+
+static inline uint32_t *hdr_ptr(const char *p) { return (uint32_t *)(uintptr_t)(p - HDR_BYTES); }
+static inline uint32_t hdr(const char *p) { return *hdr_ptr(p); }
+static inline void set_hdr(char *p, size_t v) { *hdr_ptr(p) = (uint32_t)v; }
+static inline size_t span_of(const char *p) { return hdr(p) & SPAN_MASK; }
+
+static inline ptrdiff_t *link_next(const char *p) { return (ptrdiff_t *)(uintptr_t)p; }
+static inline ptrdiff_t *link_prev(const char *p)
+{
+    return (ptrdiff_t *)(uintptr_t)(p + sizeof(ptrdiff_t));
+}
+/* The footer of the block with payload p and span s; the block after it
+ * reads the same word as "the span of my free predecessor". */
+static inline void set_footer(char *p, size_t s)
+{
+    *(uint32_t *)(uintptr_t)(p + s - 2u * HDR_BYTES) = (uint32_t)s;
+}
+static inline size_t prev_span(const char *p)
+{
+    return *(const uint32_t *)(uintptr_t)(p - 2u * HDR_BYTES);
+}
+
+static inline tlsf_pool *pool_at(const rtm_tlsf *t, ptrdiff_t off)
+{
+    return (tlsf_pool *)(uintptr_t)at(t, off);
+}
+static inline char *pool_first(tlsf_pool *pool) { return (char *)pool + POOL_FIRST_PAYLOAD; }
+
+/* --- the two-level mapping --------------------------------------------- */
+
+/* The list a free block of span s belongs to. */
+static inline void map_insert(size_t s, unsigned *fl, unsigned *sl)
+{
+    if (s < SMALL_SPAN) {
+        *fl = 0;
+        *sl = (unsigned)(s >> GRAN_LOG2);
+    } else {
+        unsigned f = rtm_fls_size(s);
+        *fl = f - FL_SHIFT;
+        *sl = (unsigned)(s >> (f - SL_LOG2)) & (SL_COUNT - 1u);
+    }
+}
+
+/* Good fit: the first list whose every block holds span s. Small spans map
+ * exactly; larger ones are rounded up to the next list boundary. */
+static inline void map_search(size_t s, unsigned *fl, unsigned *sl)
+{
+    if (s >= SMALL_SPAN)
+        s += ((size_t)1 << (rtm_fls_size(s) - SL_LOG2)) - 1u;
+    map_insert(s, fl, sl);
+}
+
+#if RTM_TLSF_COUNT_STEPS
+#define STEP(t) ((t)->steps++)
+#define STEPS_RESET(t) ((t)->steps = 0)
+#else
+#define STEP(t) ((void)0)
+#define STEPS_RESET(t) ((void)0)
+#endif
+
+/* --- tlsf.c <-> tlsf_check.c ------------------------------------------- */
+
+/* Reports a failed invariant, sets errno EFAULT, returns -1. */
+int rtm_tlsf_check_fail(const rtm_tlsf *t, const void *where, const char *what);
+
+#endif /* RTM_HEAPS_TLSF_LAYOUT_H */
