@@ -2,16 +2,20 @@
 # Installs what a make target needs on a Debian machine, or says exactly what
 # is missing. `build`: compiler, cmake, make. `bench`: also the peer
 # allocators the benchmark compares against (optional at run time: a missing
-# peer is reported as missing, never a crash).
+# peer is reported as missing, never a crash). `ci`: also the cross compiler
+# for the freestanding check and the format/static-analysis tools.
 set -euo pipefail
 what=${1:-build}
 
 need_cmds=(cc cmake make)
 need_pkgs=(gcc cmake make)
 opt_pkgs=()
-if [ "$what" = bench ]; then
-  opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4)
-fi
+case "$what" in
+  build) ;;
+  bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4) ;;
+  ci)    opt_pkgs=(gcc-arm-none-eabi clang-format cppcheck) ;;
+  *) echo "usage: scripts/deps.sh build|bench|ci" >&2; exit 2 ;;
+esac
 
 missing=()
 for i in "${!need_cmds[@]}"; do
