@@ -65,7 +65,9 @@ rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
     }
     uintptr_t start = align_up8((uintptr_t)mem);
     size_t lost = (size_t)(start - (uintptr_t)mem);
-    if (bytes < lost || bytes - lost < sizeof(struct rtm_heap) + rtm_tlsf_min_region()) {
+    /* The documented minimum holds at every alignment: a region of
+     * rtm_min_region() bytes always works and a smaller one never does. */
+    if (bytes < rtm_min_region(spec.name) || bytes - lost < sizeof(struct rtm_heap)) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }

@@ -1,0 +1,86 @@
+/*
+ * tests/common/region.c -- malloc'd, guarded and sparse regions for the
+ * tests (see region.h for why each kind exists). POSIX mmap/mprotect.
+ */
+#include "region.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+size_t region_page_size(void)
+{
+    long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? (size_t)page : 4096u;
+}
+
+test_region region_malloc(size_t bytes, size_t misalign)
+{
+    test_region r;
+    /* 64 bytes of slack to move the start to the wanted residue mod 64,
+     * plus 64 so that even misalign 63 leaves `bytes` inside the block. */
+    r.raw = malloc(bytes + 128u);
+    if (r.raw == NULL) {
+        fprintf(stderr, "region_malloc: malloc(%zu) failed\n", bytes + 128u);
+        exit(EXIT_FAILURE);
+    }
+    uintptr_t base = ((uintptr_t)r.raw + 63u) & ~(uintptr_t)63u;
+    r.mem = (unsigned char *)r.raw + (base - (uintptr_t)r.raw) + (misalign % 64u);
+    r.bytes = bytes;
+    return r;
+}
+
+void region_free(test_region *r)
+{
+    free(r->raw);
+    r->raw = NULL;
+    r->mem = NULL;
+    r->bytes = 0;
+}
+
+guarded_region region_map_guarded(size_t pages, size_t lead)
+{
+    size_t page = region_page_size();
+    size_t body = pages * page;
+    guarded_region g;
+    g.map_bytes = body + 2u * page;
+    void *map = mmap(NULL, g.map_bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (map == MAP_FAILED) {
+        perror("region_map_guarded: mmap");
+        exit(EXIT_FAILURE);
+    }
+    g.map = map;
+    if (mprotect(g.map, page, PROT_NONE) != 0 ||
+        mprotect(g.map + page + body, page, PROT_NONE) != 0) {
+        perror("region_map_guarded: mprotect");
+        exit(EXIT_FAILURE);
+    }
+    g.mem = g.map + page + lead % page;
+    g.bytes = body - lead % page;
+    return g;
+}
+
+void region_unmap_guarded(guarded_region *g)
+{
+    munmap(g->map, g->map_bytes);
+    g->map = NULL;
+    g->mem = NULL;
+}
+
+void *region_map_sparse(size_t bytes)
+{
+    void *map = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    return map == MAP_FAILED ? NULL : map;
+}
+
+void region_unmap(void *mem, size_t bytes) { munmap(mem, bytes); }
+
+int region_protect_none(void *mem, size_t bytes) { return mprotect(mem, bytes, PROT_NONE); }
+
+int region_protect_rw(void *mem, size_t bytes)
+{
+    return mprotect(mem, bytes, PROT_READ | PROT_WRITE);
+}

@@ -1,0 +1,23 @@
+# Runs EXE with ARGS ("|"-separated) and fails unless it exits with exactly
+# EXPECT. execute_process reports a death by signal as a text such as
+# "Segmentation fault", never as a number, so a crash cannot match.
+# usage: cmake -DEXE=path -DARGS=a|b -DEXPECT=2 -P expect_exit.cmake
+if(ARGS)
+  string(REPLACE "|" ";" argv "${ARGS}")
+else()
+  set(argv "")
+endif()
+list(FILTER argv EXCLUDE REGEX "^$")
+execute_process(COMMAND ${EXE} ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+# Smoke runs print a report worth seeing in ctest's log.
+if("${EXPECT}" STREQUAL "0")
+  message("${out}")
+endif()
+if(NOT "${rc}" STREQUAL "${EXPECT}")
+  message(FATAL_ERROR "rtmem-bench ${argv}: exit '${rc}', expected ${EXPECT}\n${out}\n${err}")
+endif()
+if("${EXPECT}" STREQUAL "2" AND NOT err MATCHES "usage:")
+  message(FATAL_ERROR "rtmem-bench ${argv}: exit 2 without the usage on stderr\n${err}")
+endif()
+message(STATUS "rtmem-bench ${argv}: exit ${rc} as expected")

@@ -1,0 +1,49 @@
+/*
+ * opts.h -- the command-line options of every subcommand, table driven.
+ *
+ * Each subcommand describes its options in an array of opt_spec; one parser
+ * reads "--name value", "--name=value" and flags, and says precisely what
+ * was wrong. Misuse is exit status 2 with the usage on stderr, --help the
+ * usage on stdout and status 0: the caller does that from the return value.
+ */
+#ifndef RTM_BENCH_OPTS_H
+#define RTM_BENCH_OPTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+typedef enum opt_kind {
+    OPT_U64,  /* decimal unsigned integer                        -> uint64_t */
+    OPT_SIZE, /* unsigned integer with optional k/m/g (x1024)    -> uint64_t */
+    OPT_I64,  /* decimal signed integer                          -> int64_t  */
+    OPT_DBL,  /* floating-point number                           -> double   */
+    OPT_STR,  /* any text                                        -> const char * */
+    OPT_FLAG  /* no value                                        -> int (set to 1) */
+} opt_kind;
+
+typedef struct opt_spec {
+    const char *name; /* without the leading "--" */
+    opt_kind kind;
+    void *dst;
+    int set; /* filled by opts_parse: 1 when given on the command line */
+} opt_spec;
+
+enum { OPTS_OK = 0, OPTS_HELP = 1, OPTS_BAD = -1 };
+
+/* Parses argv[1..argc) (argv[0] is the subcommand). Returns OPTS_OK,
+ * OPTS_HELP for -h/--help, or OPTS_BAD after printing why to stderr
+ * prefixed with "rtmem-bench <cmd>: ". */
+int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs);
+
+/* Whether the option called name was given. */
+int opts_given(const opt_spec *specs, size_t nspecs, const char *name);
+
+/* Parses "123", "2048k", "2m", "1g". Returns 0, or -1 for anything else
+ * (sign, garbage, overflow). */
+int opts_parse_size(const char *text, uint64_t *out);
+
+/* Prints "rtmem-bench <cmd>: <message>" to stderr. */
+void opts_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* RTM_BENCH_OPTS_H */

@@ -1,0 +1,496 @@
+/*
+ * tools/wcet/main.c -- rtmem-wcet: exact worst-case instruction counts of
+ * rtmem's alloc and free (and aligned_alloc, realloc) on x86-64, by ptrace
+ * single-stepping. Method and reproduction: tools/wcet/README.md.
+ *
+ * This file owns the run as a whole:
+ *  - the options and the two profiles (full, --quick for CI);
+ *  - the task list: every scenario through every API it uses, each run
+ *    twice, in two different processes, so that a count depending on
+ *    anything but the code path (load, timing, addresses) shows up as a
+ *    difference, which fails the run;
+ *  - the lanes: single-stepping costs tens of microseconds per instruction
+ *    (a trap, a context switch and a ptrace call each), so independent
+ *    tracer processes, one per CPU, take tasks from a shared counter, the
+ *    biggest first; each writes its results to a temporary file;
+ *  - the exit status: 0 when every task ran, every self-test counted exactly
+ *    and every repeat matched; 1 otherwise; 2 for misuse. The budget of 120
+ *    instructions is a verdict printed by report.c, never the exit status.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rtmem.h"
+#include "wcet.h"
+
+#ifndef WCET_LIBRARY_FILES
+#error "CMake passes rtmem's source file names as WCET_LIBRARY_FILES"
+#endif
+
+typedef struct task {
+    enum wcet_scenario sc;
+    enum wcet_api api;
+    int run; /* 0 or 1: the repeat */
+    unsigned long weight;
+    FILE *out; /* the lane's results, read back by the parent */
+    int rc;
+    wcet_result res;
+} task;
+
+typedef struct options {
+    wcet_config cfg;
+    const char *json, *trace, *csv, *only;
+    unsigned jobs;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: rtmem-wcet [options]\n"
+            "Counts, by single-stepping, the exact x86-64 instructions of every measured\n"
+            "rtm_alloc / rtm_free / rtm_tlsf_alloc / rtm_tlsf_free (and aligned_alloc,\n"
+            "realloc) call over random and adversarial heap states; every scenario runs\n"
+            "twice and the counts must be identical. Target: <= %u per alloc and free.\n"
+            "\n"
+            "  --iterations N  random-replace measured iterations (default 20000, quick 1000)\n"
+            "  --seed S        random-replace seed (default 1)\n"
+            "  --quick         CI profile: fewer iterations, sizes and variants\n"
+            "  --json FILE     write the results as JSON\n"
+            "  --trace FILE    write the worst call of each kind, instruction by instruction\n"
+            "  --csv FILE      write every measured call (kind, scenario, case, count)\n"
+            "  --jobs N        tracer processes in parallel (default: online CPUs)\n"
+            "  --only LIST     run only these scenarios (comma-separated names)\n"
+            "  --help          this text\n"
+            "\n"
+            "scenarios:",
+            WCET_TARGET);
+    for (unsigned sc = 1; sc < SC_COUNT; sc++)
+        fprintf(f, " %s", wcet_scenario_names[sc]);
+    fprintf(f, "\nexit status: 0 counts exact and repeatable (whatever the verdict), 1 counting\n"
+               "or a scenario failed, 2 usage error\n");
+}
+
+static int parse_ulong(const char *s, unsigned long long max, unsigned long long *out)
+{
+    char *end;
+    if (s == NULL || *s == '\0' || *s == '-')
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno != 0 || *end != '\0' || v > max)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int scenario_selected(const char *only, enum wcet_scenario sc)
+{
+    if (only == NULL)
+        return 1;
+    size_t n = strlen(wcet_scenario_names[sc]);
+    for (const char *p = only; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        if (len == n && strncmp(p, wcet_scenario_names[sc], n) == 0)
+            return 1;
+        p += len + (p[len] == ',');
+    }
+    return 0;
+}
+
+static int only_valid(const char *only)
+{
+    for (const char *p = only; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        int found = 0;
+        for (unsigned sc = 1; sc < SC_COUNT; sc++)
+            found |= strlen(wcet_scenario_names[sc]) == len &&
+                     strncmp(p, wcet_scenario_names[sc], len) == 0;
+        if (!found)
+            return 0;
+        p += len + (p[len] == ',');
+    }
+    return 1;
+}
+
+/* Returns 0, or 2 after printing the usage for misuse (-1 for --help). */
+static int parse_options(int argc, char **argv, options *o)
+{
+    static const struct option longs[] = {{"iterations", required_argument, NULL, 'i'},
+                                          {"seed", required_argument, NULL, 's'},
+                                          {"quick", no_argument, NULL, 'q'},
+                                          {"json", required_argument, NULL, 'j'},
+                                          {"trace", required_argument, NULL, 't'},
+                                          {"jobs", required_argument, NULL, 'J'},
+                                          {"only", required_argument, NULL, 'o'},
+                                          {"help", no_argument, NULL, 'h'},
+                                          {"csv", required_argument, NULL, 'c'},
+                                          {NULL, 0, NULL, 0}};
+    unsigned long long v, iterations = 0;
+    int have_iterations = 0, c;
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    memset(o, 0, sizeof *o);
+    o->cfg.seed = 1;
+    o->jobs = cpus > 0 ? (unsigned)cpus : 1u;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
+        switch (c) {
+        case 'i':
+            if (parse_ulong(optarg, 0xffffffffull, &v) != 0)
+                goto bad;
+            iterations = v;
+            have_iterations = 1;
+            break;
+        case 's':
+            if (parse_ulong(optarg, ~0ull, &v) != 0)
+                goto bad;
+            o->cfg.seed = v;
+            break;
+        case 'q':
+            o->cfg.quick = 1;
+            break;
+        case 'j':
+            o->json = optarg;
+            break;
+        case 't':
+            o->trace = optarg;
+            break;
+        case 'c':
+            o->csv = optarg;
+            break;
+        case 'J':
+            if (parse_ulong(optarg, 256, &v) != 0 || v == 0)
+                goto bad;
+            o->jobs = (unsigned)v;
+            break;
+        case 'o':
+            if (!only_valid(optarg))
+                goto bad;
+            o->only = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return -1;
+        default:
+            goto bad;
+        }
+    }
+    if (optind != argc)
+        goto bad;
+    o->cfg.iterations = have_iterations ? (unsigned long)iterations : o->cfg.quick ? 1000 : 20000;
+    o->cfg.class_top_log2 = o->cfg.quick ? 20 : 31;
+    o->cfg.per_octave = o->cfg.quick ? 4 : 32;
+    return 0;
+bad:
+    fprintf(stderr, "rtmem-wcet: bad option or argument: %s\n",
+            optind > 0 && optind <= argc ? argv[optind - 1] : "?");
+    usage(stderr);
+    return 2;
+}
+
+/* The class grid maps its blocks as address space only; where the kernel
+ * refuses that much (strict overcommit), the top classes are left out. */
+static void fit_class_grid(wcet_config *cfg)
+{
+    for (; cfg->class_top_log2 > 12; cfg->class_top_log2--) {
+        size_t need = 0;
+        for (unsigned k = 7; k <= cfg->class_top_log2; k++)
+            need += ((size_t)1 << k) * 2u + ((size_t)64 << k) / cfg->per_octave;
+        need = need / 2 * 3;
+        void *m = mmap(NULL, need, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+        if (m != MAP_FAILED) {
+            munmap(m, need);
+            return;
+        }
+        fprintf(stderr,
+                "rtmem-wcet: note: cannot reserve %zu MiB of address space; classes "
+                "up to 2^%u only\n",
+                need >> 20, cfg->class_top_log2 - 1);
+    }
+}
+
+/* --- tasks and lanes ---------------------------------------------------- */
+
+static int by_weight(const void *a, const void *b)
+{
+    const task *x = a, *y = b;
+    if (x->weight != y->weight)
+        return x->weight > y->weight ? -1 : 1;
+    if (x->sc != y->sc)
+        return x->sc < y->sc ? -1 : 1;
+    if (x->api != y->api)
+        return x->api < y->api ? -1 : 1;
+    return x->run - y->run;
+}
+
+static size_t build_tasks(const options *o, task *t)
+{
+    size_t n = 0;
+    for (unsigned sc = 1; sc < SC_COUNT; sc++) {
+        if (!scenario_selected(o->only, (enum wcet_scenario)sc))
+            continue;
+        for (unsigned api = API_GENERIC; api <= API_TYPED; api++) {
+            if (!wcet_scenario_uses((enum wcet_scenario)sc, (enum wcet_api)api))
+                continue;
+            for (int run = 0; run < 2; run++) {
+                memset(&t[n], 0, sizeof t[n]);
+                t[n].sc = (enum wcet_scenario)sc;
+                t[n].api = (enum wcet_api)api;
+                t[n].run = run;
+                t[n].weight = wcet_scenario_weight(&o->cfg, (enum wcet_scenario)sc);
+                n++;
+            }
+        }
+    }
+    qsort(t, n, sizeof *t, by_weight); /* biggest first; the two runs side by side */
+    return n;
+}
+
+static void write_result(FILE *f, int rc, const wcet_result *r)
+{
+    fwrite(&rc, sizeof rc, 1, f);
+    fwrite(r->error, sizeof r->error, 1, f);
+    fwrite(&r->count, sizeof r->count, 1, f);
+    fwrite(r->samples, sizeof *r->samples, r->count, f);
+    for (unsigned row = 0; row < ROW_COUNT; row++) {
+        const wcet_trace *t = &r->worst[row];
+        size_t len = t->rip ? t->len : 0;
+        fwrite(&len, sizeof len, 1, f);
+        if (len > 0) {
+            fwrite(&t->sample, sizeof t->sample, 1, f);
+            fwrite(t->rip, sizeof *t->rip, len, f);
+        }
+    }
+    fflush(f);
+}
+
+static int read_result(FILE *f, int *rc, wcet_result *r)
+{
+    rewind(f);
+    memset(r, 0, sizeof *r);
+    if (fread(rc, sizeof *rc, 1, f) != 1 || fread(r->error, sizeof r->error, 1, f) != 1 ||
+        fread(&r->count, sizeof r->count, 1, f) != 1)
+        return -1;
+    r->samples = malloc((r->count + 1) * sizeof *r->samples);
+    if (r->samples == NULL || fread(r->samples, sizeof *r->samples, r->count, f) != r->count)
+        return -1;
+    for (unsigned row = 0; row < ROW_COUNT; row++) {
+        wcet_trace *t = &r->worst[row];
+        if (fread(&t->len, sizeof t->len, 1, f) != 1)
+            return -1;
+        if (t->len == 0)
+            continue;
+        t->rip = malloc(t->len * sizeof *t->rip);
+        if (t->rip == NULL || fread(&t->sample, sizeof t->sample, 1, f) != 1 ||
+            fread(t->rip, sizeof *t->rip, t->len, f) != t->len)
+            return -1;
+    }
+    return 0;
+}
+
+/* One lane: takes tasks until none is left. Runs in its own process. */
+static void lane(task *t, size_t n, atomic_size_t *next, const wcet_config *cfg)
+{
+    for (;;) {
+        size_t i = atomic_fetch_add(next, 1);
+        if (i >= n)
+            _exit(0);
+        wcet_result res;
+        memset(&res, 0, sizeof res);
+        int rc = wcet_run_task(cfg, t[i].sc, t[i].api, &res);
+        write_result(t[i].out, rc, &res);
+        wcet_result_free(&res);
+    }
+}
+
+static int run_lanes(task *t, size_t n, const options *o)
+{
+    atomic_size_t *next =
+        mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (next == MAP_FAILED)
+        return -1;
+    atomic_init(next, 0);
+    unsigned lanes = o->jobs < n ? o->jobs : (unsigned)n;
+    pid_t pids[256];
+    fflush(NULL);
+    for (unsigned l = 0; l < lanes; l++) {
+        pids[l] = fork();
+        if (pids[l] < 0)
+            return -1;
+        if (pids[l] == 0)
+            lane(t, n, next, &o->cfg);
+    }
+    int ok = 1;
+    for (unsigned l = 0; l < lanes; l++) {
+        int st;
+        ok &= waitpid(pids[l], &st, 0) == pids[l] && WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    munmap(next, sizeof *next);
+    return ok ? 0 : -1;
+}
+
+/* --- after the lanes ---------------------------------------------------- */
+
+static const char *api_name(enum wcet_api api) { return api == API_GENERIC ? "generic" : "typed"; }
+
+/* Both runs of every (scenario, API) must agree sample for sample. */
+static int compare_repeats(const task *t, size_t n, size_t *calls)
+{
+    int ok = 1;
+    *calls = 0;
+    for (size_t i = 0; i < n; i++) {
+        const task *a = &t[i];
+        if (a->run != 0)
+            continue;
+        for (size_t j = 0; j < n; j++) {
+            const task *b = &t[j];
+            if (b->run != 1 || b->sc != a->sc || b->api != a->api)
+                continue;
+            *calls += a->res.count;
+            size_t k = 0;
+            while (k < a->res.count && k < b->res.count &&
+                   memcmp(&a->res.samples[k], &b->res.samples[k], sizeof(wcet_sample)) == 0)
+                k++;
+            if (k == a->res.count && k == b->res.count)
+                continue;
+            ok = 0;
+            fprintf(stderr, "rtmem-wcet: REPEAT MISMATCH in %s (%s API) at call %zu: ",
+                    wcet_scenario_names[a->sc], api_name(a->api), k);
+            if (k < a->res.count && k < b->res.count)
+                fprintf(stderr, "%u vs %u instructions\n", a->res.samples[k].count,
+                        b->res.samples[k].count);
+            else
+                fprintf(stderr, "%zu vs %zu calls\n", a->res.count, b->res.count);
+        }
+    }
+    return ok;
+}
+
+static int by_canonical(const void *x, const void *y)
+{
+    const task *a = *(const task *const *)x, *b = *(const task *const *)y;
+    if (a->sc != b->sc)
+        return a->sc < b->sc ? -1 : 1;
+    return a->api < b->api ? -1 : a->api > b->api;
+}
+
+/* Run 0 of every task, concatenated in scenario order. */
+static int gather(task *t, size_t n, wcet_all *all, wcet_sample **buf)
+{
+    task *order[2 * SC_COUNT * 2];
+    size_t m = 0, total = 0;
+    for (size_t i = 0; i < n; i++)
+        if (t[i].run == 0) {
+            order[m++] = &t[i];
+            total += t[i].res.count;
+        }
+    qsort(order, m, sizeof *order, by_canonical);
+    *buf = malloc((total + 1) * sizeof **buf);
+    if (*buf == NULL)
+        return -1;
+    memset(all, 0, sizeof *all);
+    for (size_t i = 0; i < m; i++) {
+        memcpy(*buf + all->count, order[i]->res.samples, order[i]->res.count * sizeof **buf);
+        all->count += order[i]->res.count;
+        for (unsigned r = 0; r < ROW_COUNT; r++) {
+            const wcet_trace *w = &order[i]->res.worst[r];
+            if (w->rip != NULL &&
+                (all->worst[r] == NULL || w->sample.count > all->worst[r]->sample.count))
+                all->worst[r] = w;
+        }
+    }
+    all->samples = *buf;
+    return 0;
+}
+
+static int collect(task *t, size_t n)
+{
+    int ok = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (read_result(t[i].out, &t[i].rc, &t[i].res) != 0) {
+            fprintf(stderr, "rtmem-wcet: %s (%s API, run %d): lane died without a result\n",
+                    wcet_scenario_names[t[i].sc], api_name(t[i].api), t[i].run + 1);
+            ok = 0;
+        } else if (t[i].rc != 0) {
+            fprintf(stderr, "rtmem-wcet: %s (%s API, run %d) FAILED: %s\n",
+                    wcet_scenario_names[t[i].sc], api_name(t[i].api), t[i].run + 1, t[i].res.error);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    task tasks[2 * SC_COUNT * 2];
+    char err[256];
+    int rc = parse_options(argc, argv, &o);
+    if (rc != 0)
+        return rc < 0 ? 0 : rc;
+    if (wcet_symbols_load(WCET_LIBRARY_FILES, err, sizeof err) != 0) {
+        fprintf(stderr, "rtmem-wcet: %s\n", err);
+        return 1;
+    }
+    fit_class_grid(&o.cfg);
+    size_t n = build_tasks(&o, tasks);
+    for (size_t i = 0; i < n; i++)
+        if ((tasks[i].out = tmpfile()) == NULL) {
+            fprintf(stderr, "rtmem-wcet: tmpfile: %s\n", strerror(errno));
+            return 1;
+        }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    printf("rtmem-wcet: instructions per call, counted exactly by ptrace single-stepping "
+           "(x86-64)\nprofile %s: random-replace %lu iterations (seed %llu, 10000 slots, "
+           "sizes [16, 4096)); classes up to 2^%u, %u per octave\n",
+           o.cfg.quick ? "quick" : "full", o.cfg.iterations, (unsigned long long)o.cfg.seed,
+           o.cfg.class_top_log2, o.cfg.per_octave);
+    if (run_lanes(tasks, n, &o) != 0)
+        fprintf(stderr, "rtmem-wcet: a tracer process failed\n");
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (!collect(tasks, n)) {
+        fprintf(stderr, "rtmem-wcet: FAILED: not every task completed; no results\n");
+        return 1;
+    }
+    size_t calls;
+    int repeat_ok = compare_repeats(tasks, n, &calls);
+    printf("self-test: exact in all %zu tasks (straight code, loop with calls, rep stosb, "
+           "tail call)\nrepeat: %zu (scenario, API) pairs run twice in separate processes, "
+           "%zu calls each: %s\n(%.1f s, %u tracer processes)\n\n",
+           n, n / 2, calls, repeat_ok ? "identical counts" : "MISMATCH",
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
+           o.jobs < n ? o.jobs : (unsigned)n);
+    wcet_all all;
+    wcet_sample *buf;
+    if (gather(tasks, n, &all, &buf) != 0)
+        return 1;
+    (void)wcet_report_text(&all, &o.cfg);
+    int written = 1;
+    if (o.json && wcet_report_json(o.json, &all, &o.cfg, repeat_ok) != 0) {
+        fprintf(stderr, "rtmem-wcet: cannot write %s\n", o.json);
+        written = 0;
+    }
+    if (o.trace && wcet_report_traces(o.trace, &all) != 0) {
+        fprintf(stderr, "rtmem-wcet: cannot write %s\n", o.trace);
+        written = 0;
+    }
+    if (o.csv && wcet_report_csv(o.csv, &all) != 0) {
+        fprintf(stderr, "rtmem-wcet: cannot write %s\n", o.csv);
+        written = 0;
+    }
+    if (!repeat_ok)
+        fprintf(stderr, "rtmem-wcet: FAILED: repeated runs gave different counts\n");
+    free(buf);
+    for (size_t i = 0; i < n; i++)
+        wcet_result_free(&tasks[i].res);
+    return repeat_ok && written ? 0 : 1;
+}

@@ -1,0 +1,205 @@
+/*
+ * tools/wcet/wcet.h -- the table of contents of rtmem-wcet, the exact
+ * worst-case instruction counter, grouped by the file that defines each part.
+ *
+ * How the pieces meet (README.md has the full method):
+ *
+ *   main.c        parent: options, a few "lanes" (one tracer each) working
+ *     |           through the task list, repeat comparison, exit status
+ *   tracer.c      a lane: forks a child, ptrace-steps every measured call
+ *     |  fork       and writes one wcet_sample per call
+ *   scenarios.c   the child: builds heap states through the public API and
+ *                 announces each measured call with wcet_marker()
+ *   probes.c      the marker and the self-test functions (assembly, so that
+ *                 their instruction counts are known exactly)
+ *   symbols.c     /proc/self/exe's symbol table: is an address rtmem's code?
+ *   report.c      min/mean/p99/max tables, the verdict, JSON
+ *
+ * Parent and child are the same program image (fork, no exec), so a function
+ * address means the same thing in both: the tracer plants its breakpoints at
+ * &rtm_alloc etc. taken in its own address space.
+ */
+#ifndef RTM_TOOLS_WCET_H
+#define RTM_TOOLS_WCET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The budget the issue sets for the worst alloc and the worst free. */
+#define WCET_TARGET 120u
+
+/* --- measured functions ("rows" of the report) -------------------------- */
+
+/* What a measured call is, for the verdict: self-tests check the counter,
+ * ALLOC and FREE rows are held to WCET_TARGET, EXTRA rows are reported only. */
+enum wcet_row_kind { WCET_SELFTEST, WCET_ALLOC, WCET_FREE, WCET_EXTRA };
+
+enum wcet_row {
+    ROW_SELF_STRAIGHT,  /* probes.c: fixed straight-line function        */
+    ROW_SELF_LOOP,      /* probes.c: loop with a nested call per turn    */
+    ROW_SELF_REP,       /* probes.c: one rep stosb of n bytes            */
+    ROW_SELF_TAIL,      /* probes.c: tail call (jmp) into another function */
+    ROW_ALLOC,          /* rtm_alloc: the generic API users call          */
+    ROW_FREE,           /* rtm_free                                       */
+    ROW_TLSF_ALLOC,     /* rtm_tlsf_alloc: the typed API                  */
+    ROW_TLSF_FREE,      /* rtm_tlsf_free                                  */
+    ROW_ALIGNED_64,     /* rtm_aligned_alloc(h, 64, n)                    */
+    ROW_ALIGNED_4096,   /* rtm_aligned_alloc(h, 4096, n)                  */
+    ROW_REALLOC_GROW,   /* rtm_realloc growing in place                   */
+    ROW_REALLOC_SHRINK, /* rtm_realloc shrinking in place                */
+    ROW_COUNT
+};
+
+typedef struct wcet_row_info {
+    const char *name;     /* short name used in tables and JSON */
+    const char *function; /* the function whose entry is the breakpoint */
+    enum wcet_row_kind kind;
+} wcet_row_info;
+
+/* --- scenarios ---------------------------------------------------------- */
+
+enum wcet_scenario {
+    SC_SELFTEST,       /* the counter's own check, run first in every task  */
+    SC_RANDOM_REPLACE, /* seed 003: 10,000 slots, random sizes [16, 4096)   */
+    SC_SPLIT_HUGE,     /* small request split from one huge free block      */
+    SC_EXACT_FIT,      /* the only free block has exactly the request's span */
+    SC_PROBE_FIT,      /* good-fit search misses, own list's largest fits   */
+    SC_GOOD_FIT,       /* list shapes of the found list and of the tail's   */
+    SC_CLASSES,        /* a free block in every class, requests at each     */
+    SC_MERGE_NONE,     /* free between two used neighbours                  */
+    SC_MERGE_LEFT,     /* free with a free left neighbour only              */
+    SC_MERGE_RIGHT,    /* free with a free right neighbour only             */
+    SC_MERGE_BOTH,     /* free between two free neighbours                  */
+    SC_ENOMEM,         /* allocations that fail                             */
+    SC_DOUBLE_FREE,    /* second free of a block, detected                  */
+    SC_ALIGNED,        /* aligned_alloc 64 / 4096 at every start offset     */
+    SC_REALLOC,        /* realloc grow in place / shrink in place           */
+    SC_COUNT
+};
+
+/* Which API a task drives: the generic rtm_* calls or the typed rtm_tlsf_*. */
+enum wcet_api { API_GENERIC, API_TYPED };
+
+/* How big a run is. */
+typedef struct wcet_config {
+    unsigned long iterations; /* random-replace measured iterations      */
+    uint64_t seed;            /* random-replace PRNG seed                */
+    int quick;                /* CI profile: fewer sizes and variants    */
+    unsigned class_top_log2;  /* classes: largest size class, log2       */
+    unsigned per_octave;      /* classes: request sizes per power of two */
+} wcet_config;
+
+/* One measured call, as the tracer saw it. Both runs of a task must produce
+ * the same sequence of these, field for field. */
+typedef struct wcet_sample {
+    uint16_t row;           /* enum wcet_row                                */
+    uint16_t scenario;      /* enum wcet_scenario                           */
+    uint32_t variant;       /* scenario-specific: which state (describe())  */
+    uint64_t size;          /* the request or block size involved           */
+    uint32_t count;         /* instructions from entry to return, inclusive */
+    uint32_t foreign;       /* of those, executed outside rtmem's code      */
+    uint32_t syscalls;      /* syscall instructions among the foreign ones  */
+    uint32_t reserved;      /* zero; keeps the record 8-aligned             */
+    uint64_t first_foreign; /* address of the first foreign instruction     */
+} wcet_sample;
+
+/* The instruction addresses of one measured call (the worst of its row). */
+typedef struct wcet_trace {
+    wcet_sample sample;
+    size_t len;
+    uint64_t *rip; /* len addresses, in execution order */
+} wcet_trace;
+
+/* Everything one task (one scenario, one API, one run) produced. */
+typedef struct wcet_result {
+    wcet_sample *samples;
+    size_t count, cap;
+    wcet_trace worst[ROW_COUNT]; /* first call reaching the row's maximum */
+    char error[256];             /* empty when the task succeeded         */
+} wcet_result;
+
+/* --- probes.c ----------------------------------------------------------- */
+
+/* Announces the next measured call to the tracer: stops the child with an
+ * int3 and returns. Only meaningful under the tracer. */
+void wcet_marker(unsigned row, unsigned scenario, unsigned variant, uint64_t size);
+
+/* Self-test functions with instruction counts fixed by their assembly. */
+uint64_t wcet_selftest_straight(uint64_t a, uint64_t b); /* 5 instructions */
+uint64_t wcet_selftest_loop(uint64_t n);                 /* 4 + 5n          */
+uint64_t wcet_selftest_rep(uint64_t n);                  /* 8, n <= 256     */
+uint64_t wcet_selftest_tail(uint64_t a);                 /* 2 + 5           */
+
+/* The instructions a self-test row must count for argument n. */
+uint32_t wcet_selftest_expected(enum wcet_row row, uint64_t n);
+
+/* --- symbols.c ---------------------------------------------------------- */
+
+/* Loads /proc/self/exe's symbol table; library_files is the list of rtmem's
+ * source file names (their local functions are rtmem's code too). Returns 0
+ * or -1 with a message in err. */
+int wcet_symbols_load(const char *library_files, char *err, size_t errlen);
+
+/* 1 if addr lies in a function of rtmem (global rtm_* or a local function
+ * of one of rtmem's source files), else 0. */
+int wcet_symbols_is_library(uint64_t addr);
+
+/* The function containing addr and the offset into it, or NULL when addr is
+ * in no known function (then *offset is 0). */
+const char *wcet_symbols_name(uint64_t addr, uint64_t *offset);
+
+/* --- tracer.c ----------------------------------------------------------- */
+
+/* The entry address of a row's function. */
+uintptr_t wcet_row_entry(enum wcet_row row);
+
+/* Runs one task: forks a child running the scenario, traces it, fills res.
+ * Returns 0, or -1 with res->error set. */
+int wcet_run_task(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api api,
+                  wcet_result *res);
+
+void wcet_result_free(wcet_result *res);
+
+/* --- scenarios.c (runs in the traced child) ----------------------------- */
+
+/* Runs the self-test calls, then scenario sc. Returns 0, or 1 after printing
+ * why the heap did not reach the state the scenario needs. */
+int wcet_child_main(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api api);
+
+/* Whether scenario sc is measured through api (aligned and realloc run on
+ * the generic API only). */
+int wcet_scenario_uses(enum wcet_scenario sc, enum wcet_api api);
+
+/* Rough cost of a task in measured calls, to start the big ones first. */
+unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_scenario sc);
+
+/* Writes a human description of (scenario, variant, size) into buf. */
+void wcet_describe(char *buf, size_t len, unsigned scenario, unsigned variant, uint64_t size);
+
+/* --- report.c ----------------------------------------------------------- */
+
+extern const wcet_row_info wcet_rows[ROW_COUNT];
+extern const char *const wcet_scenario_names[SC_COUNT];
+
+/* All samples of all tasks (run one of each), in task order. */
+typedef struct wcet_all {
+    const wcet_sample *samples;
+    size_t count;
+    const wcet_trace *worst[ROW_COUNT]; /* the worst call of each row */
+} wcet_all;
+
+/* Prints the tables and verdict to stdout. Returns 1 if the worst alloc and
+ * free are within WCET_TARGET, else 0. */
+int wcet_report_text(const wcet_all *all, const wcet_config *cfg);
+
+/* Writes the JSON document; 0 or -1. */
+int wcet_report_json(const char *path, const wcet_all *all, const wcet_config *cfg, int repeat_ok);
+
+/* Writes every measured call, one CSV line each; 0 or -1. */
+int wcet_report_csv(const char *path, const wcet_all *all);
+
+/* Writes the worst call of every row, one instruction per line with its
+ * function and offset, plus a per-function breakdown; 0 or -1. */
+int wcet_report_traces(const char *path, const wcet_all *all);
+
+#endif /* RTM_TOOLS_WCET_H */
