@@ -34,10 +34,7 @@ static inline rtm_tlsf *as_tlsf(rtm_heap *h) { return (rtm_tlsf *)(void *)(h + 1
 
 /* Cheap validity check on every entry: catches NULL, a destroyed heap and a
  * pointer that is not a heap at all (most of the time). */
-static inline int heap_ok(const rtm_heap *h)
-{
-    return RTM_LIKELY(h != NULL && h->magic == HEAP_MAGIC);
-}
+static inline int heap_ok(const rtm_heap *h) { return h != NULL && h->magic == HEAP_MAGIC; }
 
 static inline uintptr_t align_up8(uintptr_t x) { return (x + 7u) & ~(uintptr_t)7u; }
 

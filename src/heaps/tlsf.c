@@ -26,17 +26,24 @@
 /* Free lists                                                              */
 /* ---------------------------------------------------------------------- */
 
-static inline void bits_set(rtm_tlsf *t, unsigned fl, unsigned sl)
+static inline void bits_set(rtm_tlsf *t, unsigned idx)
 {
-    t->sl_bitmap[fl] |= 1u << sl;
-    t->fl_bitmap |= 1u << fl;
+    t->list_bits[idx >> 6] |= (uint64_t)1 << (idx & 63u);
+    t->word_bits |= 1u << (idx >> 6);
 }
 
-static inline void bits_clear(rtm_tlsf *t, unsigned fl, unsigned sl)
+static inline void bits_clear(rtm_tlsf *t, unsigned idx)
 {
-    t->sl_bitmap[fl] &= ~(1u << sl);
-    if (t->sl_bitmap[fl] == 0)
-        t->fl_bitmap &= ~(1u << fl);
+    uint64_t left = t->list_bits[idx >> 6] & rtm_rotl64(~(uint64_t)1, idx);
+    t->list_bits[idx >> 6] = left;
+    if (left == 0)
+        t->word_bits &= rtm_rotl32(~1u, idx >> 6);
+}
+
+/* The offset of list idx's head slot: what a head's pprev link holds. */
+static inline ptrdiff_t head_slot(const rtm_tlsf *t, unsigned idx)
+{
+    return off_of(t, (const char *)&t->heads[idx]);
 }
 
 /* Links free block b (span s) into its list, keeping the list's largest
@@ -45,113 +52,112 @@ static inline void bits_clear(rtm_tlsf *t, unsigned fl, unsigned sl)
  *   otherwise:         [head][b][...]                                     */
 static inline void list_insert(rtm_tlsf *t, char *b, size_t s)
 {
-    unsigned fl, sl;
-    map_insert(s, &fl, &sl);
-    STEP(t);
-    ptrdiff_t *slot = &t->heads[fl][sl];
-    ptrdiff_t head_off = *slot;
+    unsigned idx = list_index(s);
+    ptrdiff_t head_off = t->heads[idx];
     ptrdiff_t b_off = off_of(t, b);
-    t->free_blocks++;
+    STEP(t);
     if (head_off == 0) {
         *link_next(b) = 0;
-        *link_prev(b) = 0;
-        *slot = b_off;
-        bits_set(t, fl, sl);
+        *link_pprev(b) = head_slot(t, idx);
+        t->heads[idx] = b_off;
+        bits_set(t, idx);
         return;
     }
     char *head = at(t, head_off);
     if (s >= span_of(head)) {
         *link_next(b) = head_off;
-        *link_prev(b) = 0;
-        *link_prev(head) = b_off;
-        *slot = b_off;
+        *link_pprev(b) = head_slot(t, idx);
+        *link_pprev(head) = b_off;
+        t->heads[idx] = b_off;
         return;
     }
     ptrdiff_t after = *link_next(head);
+    *link_pprev(b) = head_off;
     *link_next(b) = after;
-    *link_prev(b) = head_off;
     if (after != 0)
-        *link_prev(at(t, after)) = b_off;
+        *link_pprev(at(t, after)) = b_off;
     *link_next(head) = b_off;
 }
 
-/* Unlinks free block b (span s) from its list. The list index is computed
- * only when b is the head, the one case that touches the list array. */
-static inline void list_remove(rtm_tlsf *t, char *b, size_t s)
+/* Unlinks free block b from its list. Its pprev link names the slot that
+ * points to it (a head slot or the previous block's next link), so no list
+ * index is computed; when the list empties, the slot's position in the head
+ * array is the index whose bit to clear. */
+static inline void list_remove(rtm_tlsf *t, char *b)
 {
     ptrdiff_t next = *link_next(b);
-    ptrdiff_t prev = *link_prev(b);
+    ptrdiff_t pprev = *link_pprev(b);
     STEP(t);
-    t->free_blocks--;
-    if (prev != 0) {
-        *link_next(at(t, prev)) = next;
-        if (next != 0)
-            *link_prev(at(t, next)) = prev;
+    *(ptrdiff_t *)(uintptr_t)at(t, pprev) = next;
+    if (next != 0) {
+        *link_pprev(at(t, next)) = pprev;
         return;
     }
-    unsigned fl, sl;
-    map_insert(s, &fl, &sl);
-    t->heads[fl][sl] = next;
-    if (next != 0)
-        *link_prev(at(t, next)) = 0;
-    else
-        bits_clear(t, fl, sl);
+    size_t slot = (size_t)(pprev - head_slot(t, 0)) / sizeof(ptrdiff_t);
+    if (slot < LIST_COUNT)
+        bits_clear(t, (unsigned)slot);
 }
 
-/* Takes a block out of a non-empty list where every block fits. The second
- * block is taken when there is one, so the head (the list's largest) stays
- * available for the exact-fit probe. */
-static inline char *list_take_any(rtm_tlsf *t, unsigned fl, unsigned sl)
+/* Takes a block out of non-empty list idx, all of whose blocks fit. The
+ * second block is taken when there is one, so the head (the list's largest)
+ * stays available for the exact-fit probe. */
+static inline char *list_take_any(rtm_tlsf *t, unsigned idx)
 {
-    char *head = at(t, t->heads[fl][sl]);
+    ptrdiff_t head_off = t->heads[idx];
+    char *head = at(t, head_off);
     ptrdiff_t second_off = *link_next(head);
     STEP(t);
-    t->free_blocks--;
     if (second_off == 0) {
-        t->heads[fl][sl] = 0;
-        bits_clear(t, fl, sl);
+        t->heads[idx] = 0;
+        bits_clear(t, idx);
         return head;
     }
     char *second = at(t, second_off);
     ptrdiff_t third = *link_next(second);
     *link_next(head) = third;
     if (third != 0)
-        *link_prev(at(t, third)) = t->heads[fl][sl];
+        *link_pprev(at(t, third)) = head_off;
     return second;
 }
 
-/* Good-fit search: a free block whose span is at least s, or NULL. */
-static inline char *find_good_fit(rtm_tlsf *t, size_t s)
+/* The first non-empty list at or above idx, or -1: two bit scans. */
+static inline int list_search(const rtm_tlsf *t, unsigned idx)
 {
-    unsigned fl, sl;
-    map_search(s, &fl, &sl);
-    STEP(t);
-    uint32_t sl_map = t->sl_bitmap[fl] & (~0u << sl);
-    if (sl_map == 0) {
-        uint32_t fl_map = t->fl_bitmap & (~0u << (fl + 1u));
-        if (fl_map == 0)
-            return NULL;
-        fl = rtm_ctz32(fl_map);
-        sl_map = t->sl_bitmap[fl];
+    unsigned w = idx >> 6;
+    uint64_t bits = t->list_bits[w] & (~(uint64_t)0 << (idx & 63u));
+    if (bits == 0) {
+        uint32_t words = t->word_bits & (~0u << (w + 1u));
+        if (words == 0)
+            return -1;
+        w = rtm_ctz32(words);
+        bits = t->list_bits[w];
     }
-    return list_take_any(t, fl, rtm_ctz32(sl_map));
+    return (int)((w << 6) + rtm_ctz64(bits));
 }
 
-/* The exact-fit probe: the head of the list span s maps to is that list's
- * largest block; take it if it holds `need` bytes. */
-static inline char *probe_own_list(rtm_tlsf *t, size_t s, size_t need)
+/* A free block whose span is at least s, out of its list, or NULL.
+ * First the exact-fit probe: the head of s's own list is that list's
+ * largest block; taking it when it fits reuses the closest class (best-fit
+ * like, which keeps the heap compact and cache-warm) and closes the gap of
+ * plain good fit (rlsf issue 15). Else good fit: the first non-empty list
+ * at or above the rounded-up class, any of whose blocks fits. */
+static inline char *find_free_block(rtm_tlsf *t, size_t s)
 {
-    unsigned fl, sl;
-    map_insert(s, &fl, &sl);
+    unsigned f = rtm_fls_size(s);
+    unsigned own = list_index_f(s, f);
+    ptrdiff_t head_off = t->heads[own];
     STEP(t);
-    ptrdiff_t head_off = t->heads[fl][sl];
-    if (head_off == 0)
+    if (head_off != 0) {
+        char *head = at(t, head_off);
+        if (span_of(head) >= s) {
+            list_remove(t, head);
+            return head;
+        }
+    }
+    int idx = list_search(t, list_index_fit_f(s, f));
+    if (idx < 0)
         return NULL;
-    char *head = at(t, head_off);
-    if (span_of(head) < need)
-        return NULL;
-    list_remove(t, head, span_of(head));
-    return head;
+    return list_take_any(t, (unsigned)idx);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -166,8 +172,9 @@ static inline size_t span_for(size_t size)
     return s < MIN_SPAN ? MIN_SPAN : s;
 }
 
-/* Marks free block b (span bspan, already out of its list) used with span
- * s, returning the tail to the free lists when it can stand alone:
+/* Marks free block b (span bspan, already out of its list but still counted
+ * in free_blocks) used with span s, returning the tail to the free lists when
+ * it can stand alone:
  *   [ b ............................ ][next]
  *   [ b: s (used) ][ rest (free)     ][next]   rest >= MIN_SPAN
  * flags carries PREV_FREE/ALIGNED for the new header. */
@@ -183,6 +190,7 @@ static inline void *use_block(rtm_tlsf *t, char *b, size_t bspan, size_t s, uint
     } else {
         char *next = b + bspan;
         set_hdr(next, hdr(next) & ~BLOCK_PREV_FREE);
+        t->free_blocks--; /* the split's remainder would have replaced b */
     }
     set_hdr(b, bspan | flags);
     t->used_bytes += bspan - HDR_BYTES;
@@ -256,31 +264,35 @@ static inline void release_block(rtm_tlsf *t, char *b, size_t s)
 {
     char *next = b + s;
     uint32_t next_hdr = hdr(next);
+    size_t merges = 0;
     if ((hdr(b) & BLOCK_PREV_FREE) != 0) {
         size_t ps = prev_span(b);
         b -= ps;
-        list_remove(t, b, ps);
+        list_remove(t, b);
         s += ps;
+        merges++;
     }
     if ((next_hdr & BLOCK_FREE) != 0) {
         size_t ns = next_hdr & SPAN_MASK;
-        list_remove(t, next, ns);
+        list_remove(t, next);
         s += ns;
         next += ns;
         next_hdr = hdr(next);
+        merges++;
     }
     set_hdr(b, s | BLOCK_FREE);
     set_footer(b, s);
     set_hdr(next, next_hdr | BLOCK_PREV_FREE);
     list_insert(t, b, s);
+    t->free_blocks = t->free_blocks + 1u - merges;
 }
 
 /* ---------------------------------------------------------------------- */
 /* Public operations                                                       */
 /* ---------------------------------------------------------------------- */
 
-/* Hot path. Worst case: search miss + probe, one removal, a split and one
- * insertion; budget 120 instructions. */
+/* Hot path. Worst case: a probe miss, a two-level search, taking a block
+ * from mid-list, a split and an insertion; budget 120 instructions. */
 void *rtm_tlsf_alloc(rtm_tlsf *t, size_t size)
 {
     STEPS_RESET(t);
@@ -290,12 +302,9 @@ void *rtm_tlsf_alloc(rtm_tlsf *t, size_t size)
         size = 1; /* malloc(0): a unique minimum block */
     }
     size_t s = span_for(size);
-    char *b = find_good_fit(t, s);
-    if (RTM_UNLIKELY(b == NULL)) {
-        b = probe_own_list(t, s, s);
-        if (b == NULL)
-            return refuse(t, RTM_ENOMEM);
-    }
+    char *b = find_free_block(t, s);
+    if (RTM_UNLIKELY(b == NULL))
+        return refuse(t, RTM_ENOMEM);
     return use_block(t, b, span_of(b), s, 0);
 }
 
@@ -317,6 +326,7 @@ static inline char *align_within(rtm_tlsf *t, char *b, size_t align)
     set_hdr(b, gap | BLOCK_FREE);
     set_footer(b, gap);
     list_insert(t, b, gap);
+    t->free_blocks++;
     return a;
 }
 
@@ -342,19 +352,20 @@ void *rtm_tlsf_aligned_alloc(rtm_tlsf *t, size_t align, size_t size)
     size_t worst = s + align + MIN_SPAN; /* holds s after any gap */
     if (worst > MAX_SPAN)
         return refuse(t, RTM_ENOMEM);
-    char *b = find_good_fit(t, worst);
-    if (b == NULL) {
-        /* Probe the head of the list `worst` maps to with its real gap. */
-        unsigned fl, sl;
-        map_insert(worst, &fl, &sl);
-        ptrdiff_t head_off = t->heads[fl][sl];
+    char *b = NULL;
+    int idx = list_search(t, list_index_fit_f(worst, rtm_fls_size(worst)));
+    if (idx >= 0) {
+        b = list_take_any(t, (unsigned)idx);
+    } else {
+        /* Probe the head of the list `worst` maps to, with its real gap. */
+        unsigned own = list_index(worst);
+        ptrdiff_t head_off = t->heads[own];
         if (head_off == 0)
             return refuse(t, RTM_ENOMEM);
-        char *head = at(t, head_off);
-        if (span_of(head) < gap_needed(head, align) + s)
+        b = at(t, head_off);
+        if (span_of(b) < gap_needed(b, align) + s)
             return refuse(t, RTM_ENOMEM);
-        list_remove(t, head, span_of(head));
-        b = head;
+        list_remove(t, b);
     }
     char *a = align_within(t, b, align);
     uint32_t flags = BLOCK_ALIGNED | (a != b ? BLOCK_PREV_FREE : 0u);
@@ -394,12 +405,14 @@ static void shrink_in_place(rtm_tlsf *t, char *p, size_t cur, size_t s)
     size_t rest = cur - s;
     if ((next_hdr & BLOCK_FREE) != 0) {
         size_t ns = next_hdr & SPAN_MASK;
-        list_remove(t, next, ns);
+        list_remove(t, next);
         rest += ns;
         next += ns;
         next_hdr = hdr(next);
     } else if (rest < MIN_SPAN) {
         return; /* the tail cannot stand alone: keep it in the block */
+    } else {
+        t->free_blocks++; /* a new free block, not a grown neighbour */
     }
     set_hdr(p, s | (hdr(p) & ~SPAN_MASK));
     set_hdr(tail, rest | BLOCK_FREE);
@@ -418,7 +431,8 @@ static int grow_in_place(rtm_tlsf *t, char *p, size_t cur, size_t s)
     size_t ns = next_hdr & SPAN_MASK;
     if ((next_hdr & BLOCK_FREE) == 0 || cur + ns < s)
         return -1;
-    list_remove(t, next, ns);
+    list_remove(t, next);
+    t->free_blocks--;
     char *after = next + ns;
     set_hdr(after, hdr(after) & ~BLOCK_PREV_FREE);
     set_hdr(p, (cur + ns) | (hdr(p) & ~SPAN_MASK));
@@ -499,6 +513,7 @@ static void pool_format(rtm_tlsf *t, tlsf_pool *pool)
     set_footer(first, s);
     set_hdr(end, BLOCK_PREV_FREE); /* sentinel: used, span 0 */
     list_insert(t, first, s);
+    t->free_blocks++;
 }
 
 /* Adds one pool of at most MAX_SPAN; returns bytes consumed or 0. */
@@ -571,12 +586,11 @@ int rtm_tlsf_add_pool(rtm_tlsf *t, void *mem, size_t bytes)
 
 static void control_clear(rtm_tlsf *t)
 {
-    t->fl_bitmap = 0;
-    for (unsigned fl = 0; fl < FL_COUNT; fl++) {
-        t->sl_bitmap[fl] = 0;
-        for (unsigned sl = 0; sl < SL_COUNT; sl++)
-            t->heads[fl][sl] = 0;
-    }
+    t->word_bits = 0;
+    for (unsigned w = 0; w < WORD_COUNT; w++)
+        t->list_bits[w] = 0;
+    for (unsigned idx = 0; idx < LIST_COUNT; idx++)
+        t->heads[idx] = 0;
     t->used_bytes = t->live_blocks = t->free_blocks = 0;
     t->peak_used = t->failed_allocs = 0;
     t->steps = 0;
@@ -623,10 +637,10 @@ rtm_stats rtm_tlsf_stats(const rtm_tlsf *t)
     st.peak_used_bytes = t->peak_used;
     st.failed_allocs = t->failed_allocs;
     st.largest_free = 0;
-    if (t->fl_bitmap != 0) {
-        unsigned fl = rtm_fls32(t->fl_bitmap);
-        unsigned sl = rtm_fls32(t->sl_bitmap[fl]);
-        st.largest_free = span_of(at(t, t->heads[fl][sl])) - HDR_BYTES;
+    if (t->word_bits != 0) {
+        unsigned w = rtm_fls32(t->word_bits);
+        unsigned idx = (w << 6) + rtm_fls64(t->list_bits[w]);
+        st.largest_free = span_of(at(t, t->heads[idx])) - HDR_BYTES;
     }
     return st;
 }

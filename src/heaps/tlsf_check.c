@@ -13,7 +13,7 @@
  *  2. PREV_FREE of each header equals the FREE state of its predecessor, and
  *     a free block's footer equals its span; no two adjacent free blocks;
  *  3. lists: every member is a free block inside a pool whose span maps to
- *     that list, prev links mirror next links, members total the free blocks
+ *     that list, back links mirror next links, members total the free blocks
  *     the pool walk found; bitmaps are set exactly for non-empty lists;
  *  4. counters: used bytes, live and free block counts equal the walk's.
  */
@@ -82,11 +82,12 @@ static int check_pool(const rtm_tlsf *t, tlsf_pool *pool, walk_totals *sum)
 }
 
 /* Walks one free list (invariant 3); *budget bounds the steps overall. */
-static int check_list(const rtm_tlsf *t, unsigned fl, unsigned sl, size_t *budget,
-                      size_t *members)
+static int check_list(const rtm_tlsf *t, unsigned idx, size_t *budget, size_t *members)
 {
-    ptrdiff_t prev = 0;
-    for (ptrdiff_t off = t->heads[fl][sl]; off != 0;) {
+    /* The head's back link names its head slot; every other block's names
+     * the previous block (whose next link points here). */
+    ptrdiff_t prev = off_of(t, (const char *)&t->heads[idx]);
+    for (ptrdiff_t off = t->heads[idx]; off != 0;) {
         char *b = at(t, off);
         if (*budget == 0)
             return rtm_tlsf_check_fail(t, b, "free lists hold more blocks than counted");
@@ -95,11 +96,9 @@ static int check_list(const rtm_tlsf *t, unsigned fl, unsigned sl, size_t *budge
             return rtm_tlsf_check_fail(t, b, "free-list link points outside the pools");
         if ((hdr(b) & BLOCK_FREE) == 0)
             return rtm_tlsf_check_fail(t, b, "used block on a free list");
-        unsigned bfl, bsl;
-        map_insert(span_of(b), &bfl, &bsl);
-        if (bfl != fl || bsl != sl)
+        if (list_index(span_of(b)) != idx)
             return rtm_tlsf_check_fail(t, b, "free block on the wrong list");
-        if (*link_prev(b) != prev)
+        if (*link_pprev(b) != prev)
             return rtm_tlsf_check_fail(t, b, "free-list back link broken");
         (*members)++;
         prev = off;
@@ -111,15 +110,14 @@ static int check_list(const rtm_tlsf *t, unsigned fl, unsigned sl, size_t *budge
 static int check_lists(const rtm_tlsf *t, size_t free_blocks)
 {
     size_t budget = free_blocks, members = 0;
-    for (unsigned fl = 0; fl < FL_COUNT; fl++) {
-        if (((t->fl_bitmap >> fl) & 1u) != (t->sl_bitmap[fl] != 0))
-            return rtm_tlsf_check_fail(t, t, "first-level bitmap differs from the lists");
-        for (unsigned sl = 0; sl < SL_COUNT; sl++) {
-            if (((t->sl_bitmap[fl] >> sl) & 1u) != (t->heads[fl][sl] != 0))
-                return rtm_tlsf_check_fail(t, t, "second-level bitmap differs from the lists");
-            if (check_list(t, fl, sl, &budget, &members) != 0)
-                return -1;
-        }
+    for (unsigned w = 0; w < WORD_COUNT; w++)
+        if (((t->word_bits >> w) & 1u) != (t->list_bits[w] != 0))
+            return rtm_tlsf_check_fail(t, t, "summary bitmap differs from the list bitmap");
+    for (unsigned idx = 0; idx < LIST_COUNT; idx++) {
+        if (((t->list_bits[idx >> 6] >> (idx & 63u)) & 1u) != (t->heads[idx] != 0))
+            return rtm_tlsf_check_fail(t, t, "list bitmap differs from the lists");
+        if (check_list(t, idx, &budget, &members) != 0)
+            return -1;
     }
     if (members != free_blocks)
         return rtm_tlsf_check_fail(t, t, "a free block is on no list");

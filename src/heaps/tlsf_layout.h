@@ -14,7 +14,9 @@
  *   used block:         free block:
  *   p-4  [span|flags]   p-4  [span|FREE|flags]
  *   p    user data ...  p    next_free  (offset from control, 0 = none)
- *                       p+w  prev_free  (w = sizeof(ptrdiff_t))
+ *                       p+w  pprev: offset of the slot pointing here
+ *                            (previous block's next_free, or the list's
+ *                            head slot in the control structure)
  *                       ...
  *                       p+span-8 [span]  footer: boundary tag for the next
  *   p+span-4 [next header]               block's merge with this one
@@ -45,9 +47,10 @@
 #include "core/internal.h"
 #include "rtmem/tlsf.h"
 
-/* Second-level lists per first-level class, as a power of two. 16 lists keep
- * the control structure small (a few KiB); the exact-fit probe recovers the
- * precision that 32 lists would buy. Override with -DRTM_TLSF_SL_LOG2=5. */
+/* Second-level lists per power of two, as a power of two (2..4). 16 lists
+ * keep the control structure small (3.8 KiB); the exact-fit probe recovers
+ * the precision that more lists would buy. The mapping needs every span to
+ * be at least 2^SL_LOG2, which MIN_SPAN guarantees up to 4. */
 #ifndef RTM_TLSF_SL_LOG2
 #define RTM_TLSF_SL_LOG2 4
 #endif
@@ -60,11 +63,14 @@
 #define HDR_BYTES ((size_t)RTM_TLSF_HEADER_BYTES)
 #define SL_LOG2 ((unsigned)RTM_TLSF_SL_LOG2)
 #define SL_COUNT (1u << SL_LOG2)
-#define SMALL_SPAN ((size_t)SL_COUNT << GRAN_LOG2)
-/* First-level index of spans >= SMALL_SPAN: fls(span) - FL_SHIFT. */
-#define FL_SHIFT (SL_LOG2 + GRAN_LOG2 - 1u)
-/* Spans are < 2^32; the good-fit round-up can reach 2^32, one class more. */
-#define FL_COUNT (32u - FL_SHIFT + 1u)
+/* First level f - SL_LOG2 for spans in [2^f, 2^(f+1)); spans are < 2^32 and
+ * the good-fit round-up can reach the class of 2^32, one more. */
+#define FL_COUNT (32u - SL_LOG2 + 1u)
+#define LIST_COUNT (FL_COUNT * SL_COUNT)
+/* The non-empty lists are bits of 64-bit words, indexed by the flat list
+ * index; a summary word has one bit per non-empty word. Two bit scans find
+ * the first non-empty list at or above any index. */
+#define WORD_COUNT ((LIST_COUNT + 63u) / 64u)
 
 #define BLOCK_FREE 1u
 #define BLOCK_PREV_FREE 2u
@@ -75,7 +81,8 @@
 #define MAX_SPAN (RTM_TLSF_MAX_BLOCK + HDR_BYTES)
 
 _Static_assert(MIN_SPAN % GRAN == 0, "minimum span keeps payloads aligned");
-_Static_assert(SL_LOG2 >= 2 && SL_LOG2 <= 5, "second-level bitmap is 32 bits");
+_Static_assert(SL_LOG2 >= 2 && (1u << SL_LOG2) <= MIN_SPAN, "every span maps to a class");
+_Static_assert(WORD_COUNT <= 32, "summary bitmap is 32 bits");
 
 /* The pool record at the start of every pool; pools form a list. */
 typedef struct tlsf_pool {
@@ -86,9 +93,9 @@ typedef struct tlsf_pool {
 #define POOL_FIRST_PAYLOAD (sizeof(tlsf_pool) + GRAN) /* from the record */
 
 struct rtm_tlsf {
-    uint32_t fl_bitmap;          /* bit fl set iff sl_bitmap[fl] != 0   */
-    uint32_t sl_bitmap[FL_COUNT]; /* bit sl set iff heads[fl][sl] != 0  */
-    ptrdiff_t heads[FL_COUNT][SL_COUNT]; /* offsets of list heads, 0 = empty */
+    uint64_t list_bits[WORD_COUNT]; /* bit idx set iff heads[idx] != 0     */
+    uint32_t word_bits;             /* bit w set iff list_bits[w] != 0     */
+    ptrdiff_t heads[LIST_COUNT];    /* offsets of list heads, 0 = empty    */
     size_t used_bytes;    /* sum of usable sizes of used blocks          */
     size_t live_blocks;   /* used blocks                                 */
     size_t free_blocks;   /* free blocks (= members of all lists)        */
@@ -113,7 +120,9 @@ static inline void set_hdr(char *p, size_t v) { *hdr_ptr(p) = (uint32_t)v; }
 static inline size_t span_of(const char *p) { return hdr(p) & SPAN_MASK; }
 
 static inline ptrdiff_t *link_next(const char *p) { return (ptrdiff_t *)(uintptr_t)p; }
-static inline ptrdiff_t *link_prev(const char *p)
+/* The offset of the slot that points to this block: the previous block's
+ * next link, or (for a list head) the head slot in the control structure. */
+static inline ptrdiff_t *link_pprev(const char *p)
 {
     return (ptrdiff_t *)(uintptr_t)(p + sizeof(ptrdiff_t));
 }
@@ -135,27 +144,31 @@ static inline tlsf_pool *pool_at(const rtm_tlsf *t, ptrdiff_t off)
 static inline char *pool_first(tlsf_pool *pool) { return (char *)pool + POOL_FIRST_PAYLOAD; }
 
 /* --- the two-level mapping --------------------------------------------- */
-
-/* The list a free block of span s belongs to. */
-static inline void map_insert(size_t s, unsigned *fl, unsigned *sl)
+/*
+ * A list is named by one flat index idx = fl * SL_COUNT + sl, computed once
+ * per block and passed around, so the bitmaps and the head array are reached
+ * without recomputing the class. For a span s with f = floor(log2(s)):
+ *   fl = f - SL_LOG2,  sl = (s >> (f - SL_LOG2)) - SL_COUNT
+ * which folds to idx = (f << SL_LOG2) + (s >> (f - SL_LOG2)) - (SL_LOG2 + 1)
+ * * SL_COUNT: a bsr, a shift and two adds, no branch. Spans below 128 fall
+ * in classes finer than the 8-byte granule, so each holds one span only.
+ */
+static inline unsigned list_index_f(size_t s, unsigned f)
 {
-    if (s < SMALL_SPAN) {
-        *fl = 0;
-        *sl = (unsigned)(s >> GRAN_LOG2);
-    } else {
-        unsigned f = rtm_fls_size(s);
-        *fl = f - FL_SHIFT;
-        *sl = (unsigned)(s >> (f - SL_LOG2)) & (SL_COUNT - 1u);
-    }
+    return (f << SL_LOG2) + (unsigned)(s >> (f - SL_LOG2)) - (SL_LOG2 + 1u) * SL_COUNT;
 }
 
-/* Good fit: the first list whose every block holds span s. Small spans map
- * exactly; larger ones are rounded up to the next list boundary. */
-static inline void map_search(size_t s, unsigned *fl, unsigned *sl)
+/* The list a free block of span s belongs to. */
+static inline unsigned list_index(size_t s) { return list_index_f(s, rtm_fls_size(s)); }
+
+/* Good fit: the first list all of whose blocks hold span s -- s's own list
+ * when s is its lower bound, else the next one. This is s's class rounded
+ * up, ceil(s / 2^(f - SL_LOG2)) = ((s - 1) >> (f - SL_LOG2)) + 1, and the
+ * flat index carries into the next power of two by itself. */
+static inline unsigned list_index_fit_f(size_t s, unsigned f)
 {
-    if (s >= SMALL_SPAN)
-        s += ((size_t)1 << (rtm_fls_size(s) - SL_LOG2)) - 1u;
-    map_insert(s, fl, sl);
+    return (f << SL_LOG2) + (unsigned)((s - 1u) >> (f - SL_LOG2)) + 1u -
+           (SL_LOG2 + 1u) * SL_COUNT;
 }
 
 #if RTM_TLSF_COUNT_STEPS
