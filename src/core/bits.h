@@ -29,8 +29,21 @@ RTM_INLINE unsigned rtm_fls_size(size_t x)
 }
 /* Index of the least significant set bit; x must not be 0. */
 RTM_INLINE unsigned rtm_ctz32(uint32_t x) { return (unsigned)__builtin_ctz(x); }
-RTM_INLINE unsigned rtm_ctz64(uint64_t x) { return (unsigned)__builtin_ctzll(x); }
-RTM_INLINE unsigned rtm_fls64(uint64_t x) { return (unsigned)__builtin_clzll(x) ^ 63u; }
+/* 64-bit scans: one instruction on 64-bit targets; on 32-bit ones two
+ * 32-bit scans, because the builtins would call libgcc (__ctzdi2), which a
+ * freestanding firmware build may not link. */
+RTM_INLINE unsigned rtm_ctz64(uint64_t x)
+{
+    if (sizeof(long) >= 8)
+        return (unsigned)__builtin_ctzl((unsigned long)x);
+    return (uint32_t)x != 0 ? rtm_ctz32((uint32_t)x) : 32u + rtm_ctz32((uint32_t)(x >> 32));
+}
+RTM_INLINE unsigned rtm_fls64(uint64_t x)
+{
+    if (sizeof(long) >= 8)
+        return (unsigned)__builtin_clzl((unsigned long)x) ^ 63u;
+    return (x >> 32) != 0 ? 32u + rtm_fls32((uint32_t)(x >> 32)) : rtm_fls32((uint32_t)x);
+}
 
 /* Rotations; compilers turn these into one rol. rtm_rotl64(~1, n) is "all
  * bits but n" in one instruction, where ~(1 << n) takes three. */

@@ -5,17 +5,17 @@
  * Why it is shaped like this:
  *  - O(1) everywhere: every operation is a fixed sequence of bit scans, at
  *    most two list removals and one insertion; no loop depends on the heap.
- *  - Short worst case: links are removed without computing their list unless
- *    the block is a list head; the list index is computed only where needed.
- *    The budget for the worst alloc and the worst free is 120 instructions
- *    on x86-64 at -O2 (measured by build/rtmem-wcet).
- *  - Good fit with an exact-fit probe: the search rounds the request up to
- *    the next list boundary, so any block found fits. When nothing is found
- *    there, the request's own list may still hold a block big enough (rlsf
- *    issue 15); its head is that list's largest block (see the layout
- *    header), so one comparison decides. What remains of the gap: after a
- *    merge removes a list's head, the new head may not be its largest until
- *    a larger block is inserted there again.
+ *  - Short worst case: a block's list index is computed once (a bsr and
+ *    three adds); removal needs none (pprev links); the non-empty lists fit
+ *    two bitmap words. The budget for the worst alloc and the worst free is
+ *    120 instructions on x86-64 at -O2 (measured by build/rtmem-wcet).
+ *  - Exact-fit probe, then good fit: the head of the request's own list is
+ *    that list's largest block (see the layout header); when it holds the
+ *    request it is taken (closest class: compact, cache-warm, and it closes
+ *    the gap of plain good fit, rlsf issue 15). Otherwise the search rounds
+ *    the request up to the next list boundary, so any block found fits.
+ *    What remains of the gap: after a merge removes a list's head, the new
+ *    head may not be its largest until a larger block is inserted there.
  *  - No libc: this file builds freestanding (it uses __builtin_memcpy only).
  *
  * Not thread-safe; the caller serialises access to one heap.
@@ -29,15 +29,11 @@
 static inline void bits_set(rtm_tlsf *t, unsigned idx)
 {
     t->list_bits[idx >> 6] |= (uint64_t)1 << (idx & 63u);
-    t->word_bits |= 1u << (idx >> 6);
 }
 
 static inline void bits_clear(rtm_tlsf *t, unsigned idx)
 {
-    uint64_t left = t->list_bits[idx >> 6] & rtm_rotl64(~(uint64_t)1, idx);
-    t->list_bits[idx >> 6] = left;
-    if (left == 0)
-        t->word_bits &= rtm_rotl32(~1u, idx >> 6);
+    t->list_bits[idx >> 6] &= ~((uint64_t)1 << (idx & 63u));
 }
 
 /* The offset of list idx's head slot: what a head's pprev link holds. */
@@ -120,19 +116,18 @@ static inline char *list_take_any(rtm_tlsf *t, unsigned idx)
     return second;
 }
 
-/* The first non-empty list at or above idx, or -1: two bit scans. */
+/* The first non-empty list at or above idx, or -1. */
 static inline int list_search(const rtm_tlsf *t, unsigned idx)
 {
-    unsigned w = idx >> 6;
-    uint64_t bits = t->list_bits[w] & (~(uint64_t)0 << (idx & 63u));
-    if (bits == 0) {
-        uint32_t words = t->word_bits & (~0u << (w + 1u));
-        if (words == 0)
-            return -1;
-        w = rtm_ctz32(words);
-        bits = t->list_bits[w];
+    uint64_t high = t->list_bits[1];
+    if (idx < 64u) {
+        uint64_t low = t->list_bits[0] & (~(uint64_t)0 << idx);
+        if (low != 0)
+            return (int)rtm_ctz64(low);
+    } else {
+        high &= ~(uint64_t)0 << (idx & 63u);
     }
-    return (int)((w << 6) + rtm_ctz64(bits));
+    return high != 0 ? (int)(64u + rtm_ctz64(high)) : -1;
 }
 
 /* A free block whose span is at least s, out of its list, or NULL.
@@ -586,7 +581,6 @@ int rtm_tlsf_add_pool(rtm_tlsf *t, void *mem, size_t bytes)
 
 static void control_clear(rtm_tlsf *t)
 {
-    t->word_bits = 0;
     for (unsigned w = 0; w < WORD_COUNT; w++)
         t->list_bits[w] = 0;
     for (unsigned idx = 0; idx < LIST_COUNT; idx++)
@@ -637,8 +631,8 @@ rtm_stats rtm_tlsf_stats(const rtm_tlsf *t)
     st.peak_used_bytes = t->peak_used;
     st.failed_allocs = t->failed_allocs;
     st.largest_free = 0;
-    if (t->word_bits != 0) {
-        unsigned w = rtm_fls32(t->word_bits);
+    if ((t->list_bits[0] | t->list_bits[1]) != 0) {
+        unsigned w = t->list_bits[1] != 0;
         unsigned idx = (w << 6) + rtm_fls64(t->list_bits[w]);
         st.largest_free = span_of(at(t, t->heads[idx])) - HDR_BYTES;
     }

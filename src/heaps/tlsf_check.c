@@ -110,9 +110,6 @@ static int check_list(const rtm_tlsf *t, unsigned idx, size_t *budget, size_t *m
 static int check_lists(const rtm_tlsf *t, size_t free_blocks)
 {
     size_t budget = free_blocks, members = 0;
-    for (unsigned w = 0; w < WORD_COUNT; w++)
-        if (((t->word_bits >> w) & 1u) != (t->list_bits[w] != 0))
-            return rtm_tlsf_check_fail(t, t, "summary bitmap differs from the list bitmap");
     for (unsigned idx = 0; idx < LIST_COUNT; idx++) {
         if (((t->list_bits[idx >> 6] >> (idx & 63u)) & 1u) != (t->heads[idx] != 0))
             return rtm_tlsf_check_fail(t, t, "list bitmap differs from the lists");

@@ -31,12 +31,13 @@
  * The sentinel is a used header of span 0 whose payload address is the pool
  * end; it stops merges at the end of the pool without a bounds check.
  *
- * Free lists: TLSF's two-level index. First level fl = floor(log2(span))
- * class, second level sl = the next SL_LOG2 bits; spans below SMALL_SPAN are
- * mapped linearly (one list per 8 bytes). Each list keeps its largest block
- * at the head (insert compares with the head; allocation takes the second
- * block when there is one), which is what lets the exact-fit probe look at
- * one block only.
+ * Free lists: TLSF's two-level index. First level fl = floor(log2(span)),
+ * second level sl = the next SL_LOG2 bits, folded into one flat list index.
+ * Each list keeps its largest block at the head (insert compares with the
+ * head; good-fit allocation takes the second block when there is one), which
+ * is what lets the exact-fit probe look at one block only. Links are doubly
+ * linked through "pprev" (the offset of the slot pointing at the block), so
+ * a block leaves its list without its list index being computed.
  */
 #ifndef RTM_HEAPS_TLSF_LAYOUT_H
 #define RTM_HEAPS_TLSF_LAYOUT_H
@@ -47,13 +48,16 @@
 #include "core/internal.h"
 #include "rtmem/tlsf.h"
 
-/* Second-level lists per power of two, as a power of two (2..4). 16 lists
- * keep the control structure small (3.8 KiB); the exact-fit probe recovers
- * the precision that more lists would buy. The mapping needs every span to
- * be at least 2^SL_LOG2, which MIN_SPAN guarantees up to 4. */
-#ifndef RTM_TLSF_SL_LOG2
-#define RTM_TLSF_SL_LOG2 4
-#endif
+/* Second-level lists per power of two, as a power of two. Four lists make
+ * 124 lists in all, whose non-empty bits fit two 64-bit words: the search is
+ * two bit scans with no summary level, and setting or clearing a bit is one
+ * or-/and-to-memory. That is what keeps the worst alloc and free under 120
+ * instructions; 16 lists (mattconte/tlsf uses 32) would need a summary
+ * level and cost about 20 instructions more per operation. The coarser
+ * classes cost no measurable fragmentation here, because the exact-fit probe
+ * serves a request from its own class's largest block first (measured in
+ * docs/TLSF.md). */
+#define RTM_TLSF_SL_LOG2 2
 #ifndef RTM_TLSF_COUNT_STEPS
 #define RTM_TLSF_COUNT_STEPS 0
 #endif
@@ -67,10 +71,9 @@
  * the good-fit round-up can reach the class of 2^32, one more. */
 #define FL_COUNT (32u - SL_LOG2 + 1u)
 #define LIST_COUNT (FL_COUNT * SL_COUNT)
-/* The non-empty lists are bits of 64-bit words, indexed by the flat list
- * index; a summary word has one bit per non-empty word. Two bit scans find
- * the first non-empty list at or above any index. */
-#define WORD_COUNT ((LIST_COUNT + 63u) / 64u)
+/* The non-empty lists are the bits of two 64-bit words, indexed by the flat
+ * list index. */
+#define WORD_COUNT 2u
 
 #define BLOCK_FREE 1u
 #define BLOCK_PREV_FREE 2u
@@ -82,7 +85,7 @@
 
 _Static_assert(MIN_SPAN % GRAN == 0, "minimum span keeps payloads aligned");
 _Static_assert(SL_LOG2 >= 2 && (1u << SL_LOG2) <= MIN_SPAN, "every span maps to a class");
-_Static_assert(WORD_COUNT <= 32, "summary bitmap is 32 bits");
+_Static_assert(LIST_COUNT <= 64u * WORD_COUNT, "lists fit two words");
 
 /* The pool record at the start of every pool; pools form a list. */
 typedef struct tlsf_pool {
@@ -94,7 +97,7 @@ typedef struct tlsf_pool {
 
 struct rtm_tlsf {
     uint64_t list_bits[WORD_COUNT]; /* bit idx set iff heads[idx] != 0     */
-    uint32_t word_bits;             /* bit w set iff list_bits[w] != 0     */
+
     ptrdiff_t heads[LIST_COUNT];    /* offsets of list heads, 0 = empty    */
     size_t used_bytes;    /* sum of usable sizes of used blocks          */
     size_t live_blocks;   /* used blocks                                 */

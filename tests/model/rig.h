@@ -59,7 +59,11 @@ enum rig_flags {
     RIG_SHRINK_IN_PLACE = 1u << 6,    /* realloc(p, n <= usable) keeps the address  */
     RIG_LARGEST_IS_BIGGEST = 1u << 7, /* largest_free = the biggest free block: any
                                          free block can be allocated whole          */
-    RIG_RTMEM_CONTRACT = 0xffu
+    /* What rtmem's TLSF promises: everything but LARGEST_IS_BIGGEST. Its
+     * largest_free is exact about what alloc grants (LARGEST_FREE_EXACT) but
+     * may be below the biggest free block when a merge removed a list's head
+     * (docs/TLSF.md, "What remains"); the rig then only counts it. */
+    RIG_RTMEM_CONTRACT = 0x7fu
 };
 
 typedef void (*rig_visit)(void *ptr, size_t usable, int used, void *arg);
@@ -105,6 +109,7 @@ typedef struct rig_result {
     size_t realloc_inplace; /* reallocs that kept the address          */
     size_t probes;          /* largest_free probes                     */
     size_t probe_grew;      /* probes after which largest_free grew    */
+    size_t stale_largest;   /* walks where largest_free < biggest free */
     size_t free_alls;       /* times everything was freed and verified */
     size_t max_live;        /* most blocks alive at once               */
     size_t peak_used;       /* most bytes alive at once (shadow)       */
