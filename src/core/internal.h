@@ -19,18 +19,23 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
 
 /* --- core/registry.c --------------------------------------------------- */
 
-/* Algorithm ids stored in the generic heap header. Values are part of the
- * in-memory layout (a process-shared heap records them): never renumber. */
-enum rtm_algo_id { RTM_ALGO_TLSF = 1 };
+/* Every algorithm's control structure starts with a 32-bit kind word naming
+ * the algorithm and its layout version; the generic API dispatches on it, so
+ * the handle of a generic heap is the algorithm's own control structure (no
+ * separate header, no pointer adjustment, no function pointer in the region,
+ * which another process could not use). Values are part of the in-memory
+ * layout: never reuse one; a new layout gets a new value. */
+#define RTM_KIND_TLSF 0x31534c54u /* "TLS1": TLSF, layout 1 */
 
 typedef struct rtm_algo_spec {
-    enum rtm_algo_id id;
+    uint32_t kind;
     const char *name;   /* base name, as rtm_algorithms() lists it */
     const char *param;  /* text after ':' or NULL */
 } rtm_algo_spec;
 
 /* Parses "name" or "name:param". Returns 0, or -1 for an unknown name. */
 int rtm_algo_parse(const char *text, rtm_algo_spec *out);
-const char *rtm_algo_name(enum rtm_algo_id id);
+/* The base name of a kind word, or NULL. */
+const char *rtm_algo_name(uint32_t kind);
 
 #endif /* RTM_CORE_INTERNAL_H */

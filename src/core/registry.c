@@ -11,10 +11,10 @@
 static const char *const algorithm_names[] = {"tlsf", NULL};
 
 static const struct {
-    enum rtm_algo_id id;
+    uint32_t kind;
     const char *name;
 } algorithms[] = {
-    {RTM_ALGO_TLSF, "tlsf"},
+    {RTM_KIND_TLSF, "tlsf"},
 };
 
 #define ALGORITHM_COUNT (sizeof algorithms / sizeof algorithms[0])
@@ -39,7 +39,7 @@ int rtm_algo_parse(const char *text, rtm_algo_spec *out)
         const char *colon = text;
         while (*colon != '\0' && *colon != ':')
             colon++;
-        out->id = algorithms[k].id;
+        out->kind = algorithms[k].kind;
         out->name = algorithms[k].name;
         out->param = *colon == ':' ? colon + 1 : NULL;
         return 0;
@@ -47,10 +47,10 @@ int rtm_algo_parse(const char *text, rtm_algo_spec *out)
     return -1;
 }
 
-const char *rtm_algo_name(enum rtm_algo_id id)
+const char *rtm_algo_name(uint32_t kind)
 {
     for (size_t k = 0; k < ALGORITHM_COUNT; k++)
-        if (algorithms[k].id == id)
+        if (algorithms[k].kind == kind)
             return algorithms[k].name;
     return NULL;
 }

@@ -212,42 +212,68 @@ static RTM_COLD int reject_free(const rtm_tlsf *t, const void *p, rtm_error_kind
 }
 
 #if RTM_DEBUG
-/* Debug builds: is p the payload of a used block inside one of t's pools,
- * with a header that agrees with its neighbours? O(pools). */
-static RTM_NOINLINE int debug_validate(const rtm_tlsf *t, const char *p)
+/* The pool holding payload address p, or NULL. Compares integers, so a
+ * foreign pointer never forms an out-of-range pointer. O(pools). */
+static tlsf_pool *pool_of(const rtm_tlsf *t, const char *p)
 {
+    uintptr_t a = (uintptr_t)p;
     for (ptrdiff_t off = t->first_pool; off != 0;) {
         tlsf_pool *pool = pool_at(t, off);
-        char *first = pool_first(pool), *end = at(t, pool->end);
-        if (p >= first && p < end) {
-            size_t s = span_of(p);
-            if (s < MIN_SPAN || s > (size_t)(end - p) || (hdr(p + s) & BLOCK_PREV_FREE) != 0)
-                return reject_free(t, p, RTM_ERR_CORRUPT_HEADER,
-                                   "block header overwritten (span or neighbour flags wrong)");
-            if ((hdr(p) & BLOCK_PREV_FREE) != 0) {
-                size_t ps = prev_span(p);
-                if (ps < MIN_SPAN || ps > (size_t)(p - first) || span_of(p - ps) != ps)
-                    return reject_free(t, p, RTM_ERR_CORRUPT_HEADER,
-                                       "block header or its free neighbour overwritten");
-            }
-            return 0;
-        }
+        if (a >= (uintptr_t)pool_first(pool) && a < (uintptr_t)at(t, pool->end))
+            return pool;
         off = pool->next;
     }
-    return reject_free(t, p, RTM_ERR_FOREIGN_POINTER, "pointer not inside any pool of this heap");
+    return NULL;
+}
+#define DEBUG_IN_POOL(t, p) (pool_of(t, p) != NULL)
+
+/* Debug builds: is p (inside a pool) the payload of a used block whose
+ * header agrees with its neighbours? O(pools). */
+static RTM_NOINLINE int debug_validate(const rtm_tlsf *t, const char *p)
+{
+    tlsf_pool *pool = pool_of(t, p);
+    char *first = pool_first(pool), *end = at(t, pool->end);
+    size_t s = span_of(p);
+    if (s < MIN_SPAN || s > (size_t)(end - p) || (hdr(p + s) & BLOCK_PREV_FREE) != 0)
+        return reject_free(t, p, RTM_ERR_CORRUPT_HEADER,
+                           "block header overwritten (span or neighbour flags wrong)");
+    if ((hdr(p) & BLOCK_PREV_FREE) != 0) {
+        size_t ps = prev_span(p);
+        if (ps < MIN_SPAN || ps > (size_t)(p - first) || span_of(p - ps) != ps)
+            return reject_free(t, p, RTM_ERR_CORRUPT_HEADER,
+                               "block header or its free neighbour overwritten");
+    }
+    return 0;
+}
+
+/* Debug builds: a header with FREE set is a double free when its span is
+ * plausible, an overwritten header when it is not. */
+static RTM_NOINLINE int debug_free_bit(const rtm_tlsf *t, const char *p)
+{
+    tlsf_pool *pool = pool_of(t, p);
+    size_t s = span_of(p);
+    if (s < MIN_SPAN || s > (size_t)(at(t, pool->end) - p))
+        return reject_free(t, p, RTM_ERR_CORRUPT_HEADER, "block header overwritten");
+    return reject_free(t, p, RTM_ERR_DOUBLE_FREE, "block freed twice");
 }
 #define DEBUG_VALIDATE(t, p) debug_validate(t, p)
 #else
 #define DEBUG_VALIDATE(t, p) 0
+#define DEBUG_IN_POOL(t, p) 1
+#define debug_free_bit(t, p) reject_free(t, p, RTM_ERR_DOUBLE_FREE, "block freed twice")
 #endif
 
-/* Cheap checks kept in every build: misaligned pointer, double free. */
+/* Cheap checks kept in every build: misaligned pointer, double free. Debug
+ * builds first make sure p lies in a pool, so that reading its header is
+ * safe and a foreign pointer is called foreign, not a double free. */
 static inline int free_arg_bad(const rtm_tlsf *t, const char *p)
 {
     if (RTM_UNLIKELY(((uintptr_t)p & (GRAN - 1u)) != 0))
         return reject_free(t, p, RTM_ERR_FOREIGN_POINTER, "pointer not aligned like any block");
+    if (RTM_DEBUG && DEBUG_IN_POOL(t, p) == 0)
+        return reject_free(t, p, RTM_ERR_FOREIGN_POINTER, "pointer not inside any pool of this heap");
     if (RTM_UNLIKELY((hdr(p) & BLOCK_FREE) != 0))
-        return reject_free(t, p, RTM_ERR_DOUBLE_FREE, "block freed twice");
+        return debug_free_bit(t, p);
     return DEBUG_VALIDATE(t, p);
 }
 
@@ -262,6 +288,9 @@ static inline void release_block(rtm_tlsf *t, char *b, size_t s)
     size_t merges = 0;
     if ((hdr(b) & BLOCK_PREV_FREE) != 0) {
         size_t ps = prev_span(b);
+        /* b's own header is now inside the merged block; marking it free
+         * keeps a second free(b) detectable (it lies past the links). */
+        set_hdr(b, hdr(b) | BLOCK_FREE);
         b -= ps;
         list_remove(t, b);
         s += ps;
@@ -603,6 +632,8 @@ rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes)
         return NULL;
     }
     rtm_tlsf *t = (rtm_tlsf *)start;
+    t->kind = RTM_KIND_TLSF;
+    t->unused = 0;
     control_clear(t);
     t->arena_bytes = lost + rtm_tlsf_control_size();
     t->total_span = 0;

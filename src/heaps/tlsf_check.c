@@ -30,17 +30,20 @@ typedef struct walk_totals {
     size_t used_bytes, live_blocks, free_blocks, span;
 } walk_totals;
 
-/* Is [p - HDR, p + MIN_SPAN) inside a pool of t, with p 8-aligned? */
-static int inside_a_pool(const rtm_tlsf *t, const char *p)
+/* Is a link offset a plausible block: 8-aligned, with [p - HDR, p +
+ * MIN_SPAN) inside a pool of t? Works on integers, so a garbage offset never
+ * forms an out-of-range pointer (undefined behaviour even unread). */
+static int link_in_a_pool(const rtm_tlsf *t, ptrdiff_t off)
 {
-    if (((uintptr_t)p & (GRAN - 1u)) != 0)
+    uintptr_t a = (uintptr_t)tlsf_base(t) + (uintptr_t)off;
+    if ((a & (GRAN - 1u)) != 0)
         return 0;
-    for (ptrdiff_t off = t->first_pool; off != 0;) {
-        tlsf_pool *pool = pool_at(t, off);
-        const char *first = pool_first(pool), *end = at(t, pool->end);
-        if (p >= first && p < end && (size_t)(end - p) >= MIN_SPAN)
+    for (ptrdiff_t p_off = t->first_pool; p_off != 0;) {
+        tlsf_pool *pool = pool_at(t, p_off);
+        uintptr_t first = (uintptr_t)pool_first(pool), end = (uintptr_t)at(t, pool->end);
+        if (a >= first && a < end && end - a >= MIN_SPAN)
             return 1;
-        off = pool->next;
+        p_off = pool->next;
     }
     return 0;
 }
@@ -88,12 +91,12 @@ static int check_list(const rtm_tlsf *t, unsigned idx, size_t *budget, size_t *m
      * the previous block (whose next link points here). */
     ptrdiff_t prev = off_of(t, (const char *)&t->heads[idx]);
     for (ptrdiff_t off = t->heads[idx]; off != 0;) {
-        char *b = at(t, off);
         if (*budget == 0)
-            return rtm_tlsf_check_fail(t, b, "free lists hold more blocks than counted");
+            return rtm_tlsf_check_fail(t, t, "free lists hold more blocks than counted");
         (*budget)--;
-        if (!inside_a_pool(t, b))
-            return rtm_tlsf_check_fail(t, b, "free-list link points outside the pools");
+        if (!link_in_a_pool(t, off))
+            return rtm_tlsf_check_fail(t, t, "free-list link points outside the pools");
+        char *b = at(t, off);
         if ((hdr(b) & BLOCK_FREE) == 0)
             return rtm_tlsf_check_fail(t, b, "used block on a free list");
         if (list_index(span_of(b)) != idx)

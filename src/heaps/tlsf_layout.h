@@ -96,6 +96,8 @@ typedef struct tlsf_pool {
 #define POOL_FIRST_PAYLOAD (sizeof(tlsf_pool) + GRAN) /* from the record */
 
 struct rtm_tlsf {
+    uint32_t kind;                  /* RTM_KIND_TLSF (core/internal.h)     */
+    uint32_t unused;
     uint64_t list_bits[WORD_COUNT]; /* bit idx set iff heads[idx] != 0     */
 
     ptrdiff_t heads[LIST_COUNT];    /* offsets of list heads, 0 = empty    */
