@@ -30,10 +30,10 @@ typedef struct rtm_stats {
 
 /** Kinds of misuse the heaps detect and report to the error handler. */
 typedef enum rtm_error_kind {
-    RTM_ERR_DOUBLE_FREE = 1,    /* free of a block that is already free      */
-    RTM_ERR_FOREIGN_POINTER,    /* pointer not inside any pool of this heap  */
-    RTM_ERR_CORRUPT_HEADER,     /* block header overwritten (debug builds)   */
-    RTM_ERR_CHECK_FAILED        /* rtm_heap_check() found a broken invariant */
+    RTM_ERR_DOUBLE_FREE = 1, /* free of a block that is already free      */
+    RTM_ERR_FOREIGN_POINTER, /* pointer not inside any pool of this heap  */
+    RTM_ERR_CORRUPT_HEADER,  /* block header overwritten (debug builds)   */
+    RTM_ERR_CHECK_FAILED     /* rtm_heap_check() found a broken invariant */
 } rtm_error_kind;
 
 /**
@@ -42,9 +42,8 @@ typedef enum rtm_error_kind {
  * English sentence. It runs inside the allocator call: it may log or abort,
  * but must not call back into the same heap.
  */
-typedef void (*rtm_error_handler)(rtm_error_kind kind, const void *heap,
-                                  const void *ptr, const char *detail,
-                                  void *arg);
+typedef void (*rtm_error_handler)(rtm_error_kind kind, const void *heap, const void *ptr,
+                                  const char *detail, void *arg);
 
 /** Installs the process-wide error handler (NULL: none, the default).
  *  Not thread-safe: set it before heaps are used. */

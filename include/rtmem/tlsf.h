@@ -98,8 +98,7 @@ int rtm_tlsf_check(const rtm_tlsf *t);
 
 /** Calls walker(ptr, usable, used, arg) for every block of every pool, in
  *  address order within a pool. */
-void rtm_tlsf_walk(const rtm_tlsf *t,
-                   void (*walker)(void *ptr, size_t usable, int used, void *arg),
+void rtm_tlsf_walk(const rtm_tlsf *t, void (*walker)(void *ptr, size_t usable, int used, void *arg),
                    void *arg);
 
 /** Frees everything: each pool becomes one free block again and the counters

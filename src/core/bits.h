@@ -13,11 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define RTM_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RTM_LIKELY(x)   __builtin_expect(!!(x), 1)
 #define RTM_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define RTM_NOINLINE __attribute__((noinline))
-#define RTM_COLD __attribute__((cold, noinline))
-#define RTM_INLINE static inline __attribute__((always_inline))
+#define RTM_NOINLINE    __attribute__((noinline))
+#define RTM_COLD        __attribute__((cold, noinline))
+#define RTM_INLINE      static inline __attribute__((always_inline))
 
 /* Index of the most significant set bit; x must not be 0. Written as
  * clz ^ (width - 1), which compilers fold to one bsr on x86 (the form
@@ -62,17 +62,17 @@ RTM_INLINE int rtm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
  * return values alone. */
 #if defined(RTM_FREESTANDING) && RTM_FREESTANDING
 #define RTM_SET_ERRNO(e) ((void)0)
-#define RTM_EINVAL 22
-#define RTM_ENOMEM 12
-#define RTM_EFAULT 14
-#define RTM_ENOTSUP 95
+#define RTM_EINVAL       22
+#define RTM_ENOMEM       12
+#define RTM_EFAULT       14
+#define RTM_ENOTSUP      95
 #else
 #include <errno.h>
 #define RTM_SET_ERRNO(e) (errno = (e))
-#define RTM_EINVAL EINVAL
-#define RTM_ENOMEM ENOMEM
-#define RTM_EFAULT EFAULT
-#define RTM_ENOTSUP ENOTSUP
+#define RTM_EINVAL       EINVAL
+#define RTM_ENOMEM       ENOMEM
+#define RTM_EFAULT       EFAULT
+#define RTM_ENOTSUP      ENOTSUP
 #endif
 
 #ifndef RTM_DEBUG

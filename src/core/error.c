@@ -16,8 +16,7 @@ void rtm_set_error_handler(rtm_error_handler handler, void *arg)
     user_arg = arg;
 }
 
-RTM_COLD void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr,
-                         const char *detail)
+RTM_COLD void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const char *detail)
 {
     if (user_handler)
         user_handler(kind, heap, ptr, detail, user_arg);

@@ -29,8 +29,8 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
 
 typedef struct rtm_algo_spec {
     uint32_t kind;
-    const char *name;   /* base name, as rtm_algorithms() lists it */
-    const char *param;  /* text after ':' or NULL */
+    const char *name;  /* base name, as rtm_algorithms() lists it */
+    const char *param; /* text after ':' or NULL */
 } rtm_algo_spec;
 
 /* Parses "name" or "name:param". Returns 0, or -1 for an unknown name. */

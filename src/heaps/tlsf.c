@@ -259,7 +259,7 @@ static RTM_NOINLINE int debug_free_bit(const rtm_tlsf *t, const char *p)
 #define DEBUG_VALIDATE(t, p) debug_validate(t, p)
 #else
 #define DEBUG_VALIDATE(t, p) 0
-#define DEBUG_IN_POOL(t, p) 1
+#define DEBUG_IN_POOL(t, p)  1
 #define debug_free_bit(t, p) reject_free(t, p, RTM_ERR_DOUBLE_FREE, "block freed twice")
 #endif
 
@@ -271,7 +271,8 @@ static inline int free_arg_bad(const rtm_tlsf *t, const char *p)
     if (RTM_UNLIKELY(((uintptr_t)p & (GRAN - 1u)) != 0))
         return reject_free(t, p, RTM_ERR_FOREIGN_POINTER, "pointer not aligned like any block");
     if (RTM_DEBUG && DEBUG_IN_POOL(t, p) == 0)
-        return reject_free(t, p, RTM_ERR_FOREIGN_POINTER, "pointer not inside any pool of this heap");
+        return reject_free(t, p, RTM_ERR_FOREIGN_POINTER,
+                           "pointer not inside any pool of this heap");
     if (RTM_UNLIKELY((hdr(p) & BLOCK_FREE) != 0))
         return debug_free_bit(t, p);
     return DEBUG_VALIDATE(t, p);
@@ -497,9 +498,8 @@ void *rtm_tlsf_realloc(rtm_tlsf *t, void *ptr, size_t size)
     }
     if (grow_in_place(t, p, cur, s) == 0)
         return p;
-    void *q = (hdr(p) & BLOCK_ALIGNED) != 0
-                  ? rtm_tlsf_aligned_alloc(t, alignment_of(t, p), size)
-                  : rtm_tlsf_alloc(t, size);
+    void *q = (hdr(p) & BLOCK_ALIGNED) != 0 ? rtm_tlsf_aligned_alloc(t, alignment_of(t, p), size)
+                                            : rtm_tlsf_alloc(t, size);
     if (q == NULL)
         return NULL; /* refuse() counted it; p is untouched */
     __builtin_memcpy(q, p, cur - HDR_BYTES);

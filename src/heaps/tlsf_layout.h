@@ -63,22 +63,22 @@
 #endif
 
 #define GRAN_LOG2 3u
-#define GRAN ((size_t)1 << GRAN_LOG2)
+#define GRAN      ((size_t)1 << GRAN_LOG2)
 #define HDR_BYTES ((size_t)RTM_TLSF_HEADER_BYTES)
-#define SL_LOG2 ((unsigned)RTM_TLSF_SL_LOG2)
-#define SL_COUNT (1u << SL_LOG2)
+#define SL_LOG2   ((unsigned)RTM_TLSF_SL_LOG2)
+#define SL_COUNT  (1u << SL_LOG2)
 /* First level f - SL_LOG2 for spans in [2^f, 2^(f+1)); spans are < 2^32 and
  * the good-fit round-up can reach the class of 2^32, one more. */
-#define FL_COUNT (32u - SL_LOG2 + 1u)
+#define FL_COUNT   (32u - SL_LOG2 + 1u)
 #define LIST_COUNT (FL_COUNT * SL_COUNT)
 /* The non-empty lists are the bits of two 64-bit words, indexed by the flat
  * list index. */
 #define WORD_COUNT 2u
 
-#define BLOCK_FREE 1u
+#define BLOCK_FREE      1u
 #define BLOCK_PREV_FREE 2u
-#define BLOCK_ALIGNED 4u
-#define SPAN_MASK (~(uint32_t)7u)
+#define BLOCK_ALIGNED   4u
+#define SPAN_MASK       (~(uint32_t)7u)
 
 #define MIN_SPAN (RTM_TLSF_MIN_BLOCK + HDR_BYTES)
 #define MAX_SPAN (RTM_TLSF_MAX_BLOCK + HDR_BYTES)
@@ -96,21 +96,21 @@ typedef struct tlsf_pool {
 #define POOL_FIRST_PAYLOAD (sizeof(tlsf_pool) + GRAN) /* from the record */
 
 struct rtm_tlsf {
-    uint32_t kind;                  /* RTM_KIND_TLSF (core/internal.h)     */
+    uint32_t kind; /* RTM_KIND_TLSF (core/internal.h)     */
     uint32_t unused;
     uint64_t list_bits[WORD_COUNT]; /* bit idx set iff heads[idx] != 0     */
 
-    ptrdiff_t heads[LIST_COUNT];    /* offsets of list heads, 0 = empty    */
-    size_t used_bytes;    /* sum of usable sizes of used blocks          */
-    size_t live_blocks;   /* used blocks                                 */
-    size_t free_blocks;   /* free blocks (= members of all lists)        */
-    size_t peak_used;     /* highest used_bytes                          */
-    size_t failed_allocs; /* ENOMEM refusals                             */
-    size_t arena_bytes;   /* bytes given by the caller, control included */
-    size_t total_span;    /* sum of the spans of all blocks of all pools */
-    size_t max_align;     /* largest alignment ever asked (realloc cap)  */
-    ptrdiff_t first_pool; /* offset of the first pool record             */
-    size_t steps;         /* RTM_TLSF_COUNT_STEPS: steps of the last op  */
+    ptrdiff_t heads[LIST_COUNT]; /* offsets of list heads, 0 = empty    */
+    size_t used_bytes;           /* sum of usable sizes of used blocks          */
+    size_t live_blocks;          /* used blocks                                 */
+    size_t free_blocks;          /* free blocks (= members of all lists)        */
+    size_t peak_used;            /* highest used_bytes                          */
+    size_t failed_allocs;        /* ENOMEM refusals                             */
+    size_t arena_bytes;          /* bytes given by the caller, control included */
+    size_t total_span;           /* sum of the spans of all blocks of all pools */
+    size_t max_align;            /* largest alignment ever asked (realloc cap)  */
+    ptrdiff_t first_pool;        /* offset of the first pool record             */
+    size_t steps;                /* RTM_TLSF_COUNT_STEPS: steps of the last op  */
 };
 
 /* --- accessors: the only code that knows where fields live ------------- */
@@ -172,15 +172,14 @@ static inline unsigned list_index(size_t s) { return list_index_f(s, rtm_fls_siz
  * flat index carries into the next power of two by itself. */
 static inline unsigned list_index_fit_f(size_t s, unsigned f)
 {
-    return (f << SL_LOG2) + (unsigned)((s - 1u) >> (f - SL_LOG2)) + 1u -
-           (SL_LOG2 + 1u) * SL_COUNT;
+    return (f << SL_LOG2) + (unsigned)((s - 1u) >> (f - SL_LOG2)) + 1u - (SL_LOG2 + 1u) * SL_COUNT;
 }
 
 #if RTM_TLSF_COUNT_STEPS
-#define STEP(t) ((t)->steps++)
+#define STEP(t)        ((t)->steps++)
 #define STEPS_RESET(t) ((t)->steps = 0)
 #else
-#define STEP(t) ((void)0)
+#define STEP(t)        ((void)0)
 #define STEPS_RESET(t) ((void)0)
 #endif
 

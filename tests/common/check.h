@@ -51,59 +51,59 @@ static inline void check_failed(const char *file, int line, const char *fmt, ...
 }
 
 /* Non-fatal: record and continue. */
-#define CHECK(expr)                                                                               \
-    do {                                                                                          \
-        if (!(expr))                                                                              \
-            check_failed(__FILE__, __LINE__, "%s", #expr);                                       \
+#define CHECK(expr)                                                                                \
+    do {                                                                                           \
+        if (!(expr))                                                                               \
+            check_failed(__FILE__, __LINE__, "%s", #expr);                                         \
     } while (0)
 
-#define CHECK_MSG(expr, ...)                                                                      \
-    do {                                                                                          \
-        if (!(expr)) {                                                                            \
-            check_failed(__FILE__, __LINE__, "%s", #expr);                                       \
-            fprintf(stderr, "    ");                                                              \
-            fprintf(stderr, __VA_ARGS__);                                                         \
-            fputc('\n', stderr);                                                                  \
-        }                                                                                         \
+#define CHECK_MSG(expr, ...)                                                                       \
+    do {                                                                                           \
+        if (!(expr)) {                                                                             \
+            check_failed(__FILE__, __LINE__, "%s", #expr);                                         \
+            fprintf(stderr, "    ");                                                               \
+            fprintf(stderr, __VA_ARGS__);                                                          \
+            fputc('\n', stderr);                                                                   \
+        }                                                                                          \
     } while (0)
 
 /* Integer equality; both sides are printed, as unsigned and signed, because
  * a size that went "negative" is easier to recognise as -8 than as 2^64-8. */
-#define CHECK_EQ(a, b)                                                                            \
-    do {                                                                                          \
-        unsigned long long check_a_ = (unsigned long long)(a);                                    \
-        unsigned long long check_b_ = (unsigned long long)(b);                                    \
-        if (check_a_ != check_b_)                                                                 \
-            check_failed(__FILE__, __LINE__, "%s == %s: got %llu (%lld), expected %llu (%lld)",   \
-                         #a, #b, check_a_, (long long)check_a_, check_b_, (long long)check_b_);   \
+#define CHECK_EQ(a, b)                                                                             \
+    do {                                                                                           \
+        unsigned long long check_a_ = (unsigned long long)(a);                                     \
+        unsigned long long check_b_ = (unsigned long long)(b);                                     \
+        if (check_a_ != check_b_)                                                                  \
+            check_failed(__FILE__, __LINE__, "%s == %s: got %llu (%lld), expected %llu (%lld)",    \
+                         #a, #b, check_a_, (long long)check_a_, check_b_, (long long)check_b_);    \
     } while (0)
 
-#define CHECK_PTR_EQ(a, b)                                                                        \
-    do {                                                                                          \
-        const void *check_a_ = (const void *)(a);                                                 \
-        const void *check_b_ = (const void *)(b);                                                 \
-        if (check_a_ != check_b_)                                                                 \
-            check_failed(__FILE__, __LINE__, "%s == %s: got %p, expected %p", #a, #b, check_a_,   \
-                         check_b_);                                                               \
+#define CHECK_PTR_EQ(a, b)                                                                         \
+    do {                                                                                           \
+        const void *check_a_ = (const void *)(a);                                                  \
+        const void *check_b_ = (const void *)(b);                                                  \
+        if (check_a_ != check_b_)                                                                  \
+            check_failed(__FILE__, __LINE__, "%s == %s: got %p, expected %p", #a, #b, check_a_,    \
+                         check_b_);                                                                \
     } while (0)
 
 /* errno after a call; the value names are printed for readability. */
-#define CHECK_ERRNO(expected)                                                                     \
-    do {                                                                                          \
-        int check_e_ = errno;                                                                     \
-        if (check_e_ != (expected))                                                               \
-            check_failed(__FILE__, __LINE__, "errno == %s: got %d (%s), expected %d (%s)",        \
-                         #expected, check_e_, strerror(check_e_), (int)(expected),               \
-                         strerror(expected));                                                     \
+#define CHECK_ERRNO(expected)                                                                      \
+    do {                                                                                           \
+        int check_e_ = errno;                                                                      \
+        if (check_e_ != (expected))                                                                \
+            check_failed(__FILE__, __LINE__, "errno == %s: got %d (%s), expected %d (%s)",         \
+                         #expected, check_e_, strerror(check_e_), (int)(expected),                 \
+                         strerror(expected));                                                      \
     } while (0)
 
 /* Fatal: record and leave the process now. */
-#define REQUIRE(expr)                                                                             \
-    do {                                                                                          \
-        if (!(expr)) {                                                                            \
-            check_failed(__FILE__, __LINE__, "%s (fatal)", #expr);                               \
-            exit(EXIT_FAILURE);                                                                   \
-        }                                                                                         \
+#define REQUIRE(expr)                                                                              \
+    do {                                                                                           \
+        if (!(expr)) {                                                                             \
+            check_failed(__FILE__, __LINE__, "%s (fatal)", #expr);                                 \
+            exit(EXIT_FAILURE);                                                                    \
+        }                                                                                          \
     } while (0)
 
 static inline double check_now_seconds(void)

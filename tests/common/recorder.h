@@ -12,8 +12,8 @@
 #include "rtmem/common.h"
 
 typedef struct error_record {
-    unsigned calls;          /* reports since the last recorder_reset()    */
-    unsigned by_kind[8];     /* indexed by rtm_error_kind                  */
+    unsigned calls;      /* reports since the last recorder_reset()    */
+    unsigned by_kind[8]; /* indexed by rtm_error_kind                  */
     rtm_error_kind last_kind;
     const void *last_heap;
     const void *last_ptr;

@@ -281,13 +281,15 @@ static void check_no_overlap_at(struct rig *r, size_t pos, const block *b)
     if (pos > 0) {
         const block *prev = &r->blocks[r->order[pos - 1u]];
         if ((uintptr_t)prev->p + extent(prev) + gap > (uintptr_t)b->p)
-            rig_fail(r, "block %p (usable %zu) overlaps block %p (usable %zu) or its %zu-byte header",
+            rig_fail(r,
+                     "block %p (usable %zu) overlaps block %p (usable %zu) or its %zu-byte header",
                      (const void *)b->p, b->usable, (const void *)prev->p, prev->usable, gap);
     }
     if (pos < r->n) {
         const block *next = &r->blocks[r->order[pos]];
         if ((uintptr_t)b->p + extent(b) + gap > (uintptr_t)next->p)
-            rig_fail(r, "block %p (usable %zu) overlaps block %p (usable %zu) or its %zu-byte header",
+            rig_fail(r,
+                     "block %p (usable %zu) overlaps block %p (usable %zu) or its %zu-byte header",
                      (const void *)b->p, b->usable, (const void *)next->p, next->usable, gap);
     }
 }
@@ -364,19 +366,19 @@ static void check_stats(struct rig *r, const char *when)
             rig_fail(r, "%s: stats.used_bytes = %zu, shadow says %zu", when, st.used_bytes,
                      r->used);
         if (st.live_blocks != r->n)
-            rig_fail(r, "%s: stats.live_blocks = %zu, shadow says %zu", when, st.live_blocks,
-                     r->n);
+            rig_fail(r, "%s: stats.live_blocks = %zu, shadow says %zu", when, st.live_blocks, r->n);
         if (st.failed_allocs != r->failed)
             rig_fail(r, "%s: stats.failed_allocs = %zu, shadow counted %zu refusals", when,
                      st.failed_allocs, r->failed);
         if (st.peak_used_bytes < r->peak_lo || st.peak_used_bytes > r->peak_hi)
-            rig_fail(r, "%s: stats.peak_used_bytes = %zu, shadow says %zu (up to %zu counting "
-                        "realloc's moment with both blocks)",
+            rig_fail(r,
+                     "%s: stats.peak_used_bytes = %zu, shadow says %zu (up to %zu counting "
+                     "realloc's moment with both blocks)",
                      when, st.peak_used_bytes, r->peak_lo, r->peak_hi);
     }
     if (st.arena_bytes != r->initial.arena_bytes)
-        rig_fail(r, "%s: stats.arena_bytes changed from %zu to %zu", when,
-                 r->initial.arena_bytes, st.arena_bytes);
+        rig_fail(r, "%s: stats.arena_bytes changed from %zu to %zu", when, r->initial.arena_bytes,
+                 st.arena_bytes);
     if (st.largest_free > st.free_bytes)
         rig_fail(r, "%s: stats.largest_free %zu > free_bytes %zu", when, st.largest_free,
                  st.free_bytes);
@@ -473,8 +475,8 @@ static void walk_and_compare(struct rig *r)
                  st.largest_free, acc.free_max);
     if (acc.free_max != st.largest_free) {
         if (promises(r, RIG_LARGEST_IS_BIGGEST))
-            rig_fail(r, "largest free block walked is %zu, stats.largest_free = %zu",
-                     acc.free_max, st.largest_free);
+            rig_fail(r, "largest free block walked is %zu, stats.largest_free = %zu", acc.free_max,
+                     st.largest_free);
         r->res->stale_largest++;
     }
 }
@@ -491,8 +493,7 @@ static void sweep(struct rig *r)
                      b->usable, usable);
         verify_contents(r, b, b->p, b->usable, "sweep");
         const block *next = i + 1u < r->n ? &r->blocks[r->order[i + 1u]] : NULL;
-        if (next != NULL &&
-            (uintptr_t)b->p + extent(b) + ops->block_overhead > (uintptr_t)next->p)
+        if (next != NULL && (uintptr_t)b->p + extent(b) + ops->block_overhead > (uintptr_t)next->p)
             rig_fail(r, "sweep: block %p (usable %zu) overlaps block %p", (const void *)b->p,
                      b->usable, (const void *)next->p);
     }
@@ -593,8 +594,9 @@ static void check_plain_honesty(struct rig *r, const rtm_stats *pre, size_t size
 {
     int fits = pre->largest_free > 0 && size <= pre->largest_free;
     if (got && !fits)
-        rig_fail(r, "%s(%zu) succeeded although stats.largest_free was %zu: largest_free is not "
-                    "the largest size that succeeds",
+        rig_fail(r,
+                 "%s(%zu) succeeded although stats.largest_free was %zu: largest_free is not "
+                 "the largest size that succeeds",
                  what, size, pre->largest_free);
     if (!got && fits)
         rig_fail(r, "%s(%zu) refused (ENOMEM) although stats.largest_free was %zu", what, size,
@@ -708,22 +710,22 @@ static void op_realloc(struct rig *r)
         note_refusal(r, "realloc", size);
         size_t usable = ops->usable_size(ops->ctx, b.p);
         if (usable != b.usable)
-            rig_fail(r, "failed realloc(%p, %zu) changed usable_size from %zu to %zu",
-                     (void *)b.p, size, b.usable, usable);
+            rig_fail(r, "failed realloc(%p, %zu) changed usable_size from %zu to %zu", (void *)b.p,
+                     size, b.usable, usable);
         verify_contents(r, &b, b.p, b.usable, "after a failed realloc");
         /* allocate-copy-free would have worked if alloc(size) would have. */
         if (exact_largest(r) && b.align <= ops->alignment && pre.largest_free > 0 &&
             size <= pre.largest_free)
-            rig_fail(r, "realloc(%p, %zu) refused although stats.largest_free was %zu",
-                     (void *)b.p, size, pre.largest_free);
+            rig_fail(r, "realloc(%p, %zu) refused although stats.largest_free was %zu", (void *)b.p,
+                     size, pre.largest_free);
         return;
     }
     if ((uintptr_t)q % b.align != 0)
         rig_fail(r, "realloc(%p [aligned %zu], %zu) returned %p: alignment lost", (void *)b.p,
                  b.align, size, (void *)q);
     if (promises(r, RIG_SHRINK_IN_PLACE) && size <= b.usable && q != b.p)
-        rig_fail(r, "realloc(%p, %zu) shrinking a block of usable %zu moved it to %p",
-                 (void *)b.p, size, b.usable, (void *)q);
+        rig_fail(r, "realloc(%p, %zu) shrinking a block of usable %zu moved it to %p", (void *)b.p,
+                 size, b.usable, (void *)q);
     size_t keep = size < b.usable ? size : b.usable;
     verify_contents(r, &b, q, keep, q == b.p ? "realloc in place" : "realloc moved");
     if (q != b.p) {
@@ -793,8 +795,7 @@ static void op_probe(struct rig *r)
     void *p = ops->alloc(ops->ctx, over);
     trace(r, 'P', over, 1, NULL, p);
     if (p != NULL)
-        rig_fail(r, "alloc(stats.largest_free + 1 = %zu) succeeded: largest_free not exact",
-                 over);
+        rig_fail(r, "alloc(stats.largest_free + 1 = %zu) succeeded: largest_free not exact", over);
     note_refusal(r, "alloc(largest_free + 1)", over);
     if (lf == 0) {
         errno = 0;
@@ -821,11 +822,10 @@ static void free_all(struct rig *r, const char *when)
     if (st.used_bytes != 0 || st.live_blocks != 0)
         rig_fail(r, "%s: used_bytes %zu, live_blocks %zu (expected 0, 0)", when, st.used_bytes,
                  st.live_blocks);
-    if (promises(r, RIG_COALESCES) && (st.free_bytes != r->initial.free_bytes ||
-                                       st.largest_free != r->initial.largest_free))
+    if (promises(r, RIG_COALESCES) &&
+        (st.free_bytes != r->initial.free_bytes || st.largest_free != r->initial.largest_free))
         rig_fail(r, "%s: free_bytes %zu, largest_free %zu; at the start they were %zu, %zu", when,
-                 st.free_bytes, st.largest_free, r->initial.free_bytes,
-                 r->initial.largest_free);
+                 st.free_bytes, st.largest_free, r->initial.free_bytes, r->initial.largest_free);
     walk_and_compare(r);
 }
 
@@ -1008,8 +1008,7 @@ void rig_print_result(const char *label, const rig_result *res)
            "%zu free, %zu ENOMEM, %zu probes (%zu found a stale list head), %zu free-alls, "
            "max %zu live, peak %zu B, %zu checks (%zu walks: largest_free below the "
            "biggest free block)\n",
-           label, res->steps, res->allocs, res->aligned_allocs, res->reallocs,
-           res->realloc_moved, res->realloc_inplace, res->frees, res->enomem, res->probes,
-           res->probe_grew, res->free_alls, res->max_live, res->peak_used, res->checks,
-           res->stale_largest);
+           label, res->steps, res->allocs, res->aligned_allocs, res->reallocs, res->realloc_moved,
+           res->realloc_inplace, res->frees, res->enomem, res->probes, res->probe_grew,
+           res->free_alls, res->max_live, res->peak_used, res->checks, res->stale_largest);
 }

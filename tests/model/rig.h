@@ -76,9 +76,9 @@ typedef struct rig_ops {
     void *(*realloc)(void *ctx, void *ptr, size_t size);
     int (*free)(void *ctx, void *ptr); /* 0, or non-zero if it rejected a live block */
     size_t (*usable_size)(void *ctx, const void *ptr);
-    void (*stats)(void *ctx, rtm_stats *out);                 /* NULL: no statistics */
-    int (*check)(void *ctx);                                  /* NULL: none; 0 = clean */
-    int (*walk)(void *ctx, rig_visit visit, void *arg);       /* NULL: none; 0 = ok */
+    void (*stats)(void *ctx, rtm_stats *out);           /* NULL: no statistics */
+    int (*check)(void *ctx);                            /* NULL: none; 0 = clean */
+    int (*walk)(void *ctx, rig_visit visit, void *arg); /* NULL: none; 0 = ok */
     size_t alignment;      /* what alloc() guarantees (RTM_ALIGN for rtmem)            */
     size_t block_overhead; /* bytes between the end of one payload and the start of the
                               next one, at least (the header); 0 if unknown            */
@@ -126,12 +126,12 @@ int rig_run(const rig_ops *ops, const rig_config *cfg, rig_result *out);
  * defaults (RTMEM_SEED, RTMEM_STEPS); the command line overrides them. */
 typedef struct rig_args {
     int has_seed;
-    uint64_t seed;      /* --seed N (decimal or 0x...)                  */
+    uint64_t seed; /* --seed N (decimal or 0x...)                  */
     int has_steps;
-    size_t steps;       /* --steps N                                    */
-    long case_index;    /* --case K: run only case K; -1 = every case   */
-    const char *band;   /* --band NAME: which group of cases; NULL = all */
-    int verbose;        /* -v: print every case's result line           */
+    size_t steps;     /* --steps N                                    */
+    long case_index;  /* --case K: run only case K; -1 = every case   */
+    const char *band; /* --band NAME: which group of cases; NULL = all */
+    int verbose;      /* -v: print every case's result line           */
 } rig_args;
 
 /* Returns 0, or -1 after printing the usage for a bad command line. */

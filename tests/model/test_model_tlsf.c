@@ -24,8 +24,8 @@
 
 /* --- the cases ------------------------------------------------------------------ */
 
-#define KiB ((size_t)1024)
-#define MiB (KiB * KiB)
+#define KiB       ((size_t)1024)
+#define MiB       (KiB * KiB)
 #define MAX_POOLS 4
 
 typedef struct model_case {

@@ -103,8 +103,8 @@ static void test_min_region_boundary(void)
 static void test_create_bad_arguments(void)
 {
     test_region r = region_malloc(64 * KiB, 0);
-    static const char *const bad_names[] = {"", "tls", "tlsfx", "TLSF ", "nope", "tlsf:param",
-                                            "tlsf:", "tlsf:0", ":tlsf"};
+    static const char *const bad_names[] = {"",           "tls",   "tlsfx",  "TLSF ", "nope",
+                                            "tlsf:param", "tlsf:", "tlsf:0", ":tlsf"};
     errno = 0;
     CHECK(rtm_heap_create(NULL, r.mem, r.bytes) == NULL);
     CHECK_ERRNO(EINVAL);
@@ -395,8 +395,22 @@ static void test_aligned_alloc(void)
     test_region rt = region_malloc(16 * KiB, 0);
     rtm_tlsf *t = rtm_tlsf_create(rt.mem, rt.bytes);
     REQUIRE(t != NULL);
-    const size_t bad[] = {0, 3, 5, 6, 7, 12, 24, 48, 96, 100, 1000, 4097, 65535,
-                          SIZE_MAX, SIZE_MAX - 1u, (SIZE_MAX >> 1) + 2u};
+    const size_t bad[] = {0,
+                          3,
+                          5,
+                          6,
+                          7,
+                          12,
+                          24,
+                          48,
+                          96,
+                          100,
+                          1000,
+                          4097,
+                          65535,
+                          SIZE_MAX,
+                          SIZE_MAX - 1u,
+                          (SIZE_MAX >> 1) + 2u};
     rtm_stats st0 = rtm_heap_stats(h);
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         errno = 0;
@@ -477,8 +491,7 @@ static void test_realloc_contract(void)
     for (size_t k = 0; k < sizeof too_big / sizeof too_big[0]; k++) {
         size_t failed = rtm_heap_stats(h).failed_allocs;
         errno = 0;
-        CHECK_MSG(rtm_realloc(h, p, too_big[k]) == NULL, "realloc(p, %zu) succeeded",
-                  too_big[k]);
+        CHECK_MSG(rtm_realloc(h, p, too_big[k]) == NULL, "realloc(p, %zu) succeeded", too_big[k]);
         CHECK_ERRNO(ENOMEM);
         CHECK_EQ(rtm_heap_stats(h).failed_allocs, failed + 1u);
         CHECK_EQ(rtm_usable_size(h, p), usable);
@@ -612,8 +625,8 @@ static void test_walk(void)
     for (size_t i = 0; i < 5; i++) {
         total += w.usable[i] + RTM_TLSF_HEADER_BYTES;
         if (i > 0)
-            CHECK_EQ((uintptr_t)w.ptr[i], (uintptr_t)w.ptr[i - 1] + w.usable[i - 1] +
-                                              RTM_TLSF_HEADER_BYTES);
+            CHECK_EQ((uintptr_t)w.ptr[i],
+                     (uintptr_t)w.ptr[i - 1] + w.usable[i - 1] + RTM_TLSF_HEADER_BYTES);
     }
     CHECK_EQ(total, st0.free_bytes + RTM_TLSF_HEADER_BYTES);
     rtm_stats st = rtm_heap_stats(h);
@@ -663,8 +676,8 @@ static void test_tlsf_sizes(void)
     /* The generic handle is the TLSF control itself (its first word is the
      * kind the generic API dispatches on): only the alignment slack is added. */
     CHECK_EQ(rtm_min_region("tlsf"), 7u + min);
-    printf("  control %zu B, pool overhead %zu B, min region %zu B, generic min %zu B\n",
-           control, overhead, min, rtm_min_region("tlsf"));
+    printf("  control %zu B, pool overhead %zu B, min region %zu B, generic min %zu B\n", control,
+           overhead, min, rtm_min_region("tlsf"));
 
     /* A fresh typed heap over an 8-aligned region of B bytes (B % 8 == 0):
      * arena = B, and the free space is B minus control and pool overhead. */
