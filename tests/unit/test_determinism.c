@@ -49,6 +49,7 @@
 
 #include "../common/check.h"
 #include "../common/region.h"
+#include "../common/rng.h"
 #include "rtmem.h"
 
 #define KiB      ((size_t)1024)
@@ -390,25 +391,6 @@ static void scenario_aligned(bench *b)
 
 /* --- random operations ------------------------------------------------------------- */
 
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static size_t rng_below(rng *r, size_t n) { return (size_t)(rng_next(r) % n); }
-
-static size_t rng_size(rng *r, unsigned max_log2)
-{
-    unsigned bits = (unsigned)rng_below(r, max_log2 + 1u);
-    return (size_t)(rng_next(r) & (((uint64_t)1 << bits) - 1u));
-}
 
 /* 100,000 random allocs, aligned allocs, frees and reallocs; every one is
  * held to its bound by record(). Sizes spread up to 2^max_log2. */

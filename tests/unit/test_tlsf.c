@@ -26,6 +26,7 @@
 #include "../common/check.h"
 #include "../common/recorder.h"
 #include "../common/region.h"
+#include "../common/rng.h"
 #include "rtmem.h"
 
 #define KiB ((size_t)1024)
@@ -37,27 +38,6 @@
 /* --- helpers ------------------------------------------------------------------ */
 
 /* splitmix64: tiny, seedable, good enough to shuffle workloads. */
-typedef struct rng {
-    uint64_t s;
-} rng;
-
-static uint64_t rng_next(rng *r)
-{
-    uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-static size_t rng_below(rng *r, size_t n) { return (size_t)(rng_next(r) % n); }
-
-/* Sizes spread evenly over powers of two up to 2^max_log2: small requests
- * dominate as they do in real programs, but every class is reached. */
-static size_t rng_size(rng *r, unsigned max_log2)
-{
-    unsigned bits = (unsigned)rng_below(r, max_log2 + 1u);
-    return (size_t)(rng_next(r) & (((uint64_t)1 << bits) - 1u));
-}
 
 static size_t round_up8(size_t n) { return (n + 7u) & ~(size_t)7u; }
 
