@@ -333,16 +333,23 @@ void *rtm_tlsf_alloc(rtm_tlsf *t, size_t size)
     return use_block(t, b, span_of(b), s, 0);
 }
 
+/* The gap to leave before a payload at b so that it lands on an `align`
+ * boundary: 0, or at least MIN_SPAN so the gap can stand as a free block. */
+static inline size_t gap_needed(const char *b, size_t align)
+{
+    uintptr_t pa = ((uintptr_t)b + align - 1u) & ~(uintptr_t)(align - 1u);
+    if (pa != (uintptr_t)b && pa - (uintptr_t)b < MIN_SPAN)
+        pa = ((uintptr_t)b + MIN_SPAN + align - 1u) & ~(uintptr_t)(align - 1u);
+    return (size_t)(pa - (uintptr_t)b);
+}
+
 /* Splits the leading gap off free block b so that the payload lands on an
  * `align` boundary; returns the aligned payload. The gap becomes a free
  * block (its predecessor is used, as b's was):
  *   [ b ........................ ]  =>  [ gap (free) ][ a ............ ]  */
 static inline char *align_within(rtm_tlsf *t, char *b, size_t align)
 {
-    uintptr_t pa = ((uintptr_t)b + align - 1u) & ~(uintptr_t)(align - 1u);
-    if (pa != (uintptr_t)b && pa - (uintptr_t)b < MIN_SPAN)
-        pa = ((uintptr_t)b + MIN_SPAN + align - 1u) & ~(uintptr_t)(align - 1u);
-    size_t gap = (size_t)(pa - (uintptr_t)b);
+    size_t gap = gap_needed(b, align);
     if (gap == 0)
         return b;
     size_t bspan = span_of(b);
@@ -353,15 +360,6 @@ static inline char *align_within(rtm_tlsf *t, char *b, size_t align)
     list_insert(t, b, gap);
     t->free_blocks++;
     return a;
-}
-
-/* The gap align_within() needs before a payload at b. */
-static inline size_t gap_needed(const char *b, size_t align)
-{
-    uintptr_t pa = ((uintptr_t)b + align - 1u) & ~(uintptr_t)(align - 1u);
-    if (pa != (uintptr_t)b && pa - (uintptr_t)b < MIN_SPAN)
-        pa = ((uintptr_t)b + MIN_SPAN + align - 1u) & ~(uintptr_t)(align - 1u);
-    return (size_t)(pa - (uintptr_t)b);
 }
 
 void *rtm_tlsf_aligned_alloc(rtm_tlsf *t, size_t align, size_t size)
@@ -503,7 +501,13 @@ void *rtm_tlsf_realloc(rtm_tlsf *t, void *ptr, size_t size)
     if (q == NULL)
         return NULL; /* refuse() counted it; p is untouched */
     __builtin_memcpy(q, p, cur - HDR_BYTES);
+#if RTM_TLSF_COUNT_STEPS
+    size_t alloc_steps = t->steps; /* the nested calls each restart the count */
     (void)rtm_tlsf_free(t, p);
+    t->steps += alloc_steps;
+#else
+    (void)rtm_tlsf_free(t, p);
+#endif
     return q;
 }
 
