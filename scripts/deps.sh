@@ -3,7 +3,8 @@
 # is missing. `build`: compiler, cmake, make. `bench`: also the peer
 # allocators the benchmark compares against (optional at run time: a missing
 # peer is reported as missing, never a crash). `ci`: also the cross compiler
-# for the freestanding check and the format/static-analysis tools.
+# for the freestanding check, 32-bit libraries for the -m32 run, and the
+# format/static-analysis tools.
 set -euo pipefail
 what=${1:-build}
 
@@ -13,7 +14,7 @@ opt_pkgs=()
 case "$what" in
   build) ;;
   bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4) ;;
-  ci)    opt_pkgs=(gcc-arm-none-eabi clang-format cppcheck) ;;
+  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck) ;;
   *) echo "usage: scripts/deps.sh build|bench|ci" >&2; exit 2 ;;
 esac
 

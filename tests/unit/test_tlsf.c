@@ -1078,7 +1078,7 @@ static void test_check_detects_corruption(void)
                                  offset_in(&x, x.sep[0]),
                                  offset_in(&x, x.a) + 8,
                                  offset_in(&x, x.a) + 4,
-                                 (ptrdiff_t)1 << 40,
+                                 PTRDIFF_MAX / 2 + 1, /* far outside any pool */
                                  -64};
         memcpy(x.b, &bad[v], sizeof bad[v]);
         expect_check_fails(x.t, "free block's next link overwritten", v);
