@@ -330,26 +330,14 @@ static void test_alloc_impossible_sizes(void)
     rtm_tlsf *t = rtm_tlsf_create(rt.mem, rt.bytes);
     REQUIRE(t != NULL);
     rtm_stats st0 = rtm_heap_stats(h);
-    const size_t sizes[] = {SIZE_MAX,
-                            SIZE_MAX - 1u,
-                            SIZE_MAX - 3u,
-                            SIZE_MAX - 4u,
-                            SIZE_MAX - 7u,
-                            SIZE_MAX - 8u,
-                            SIZE_MAX - 15u,
-                            SIZE_MAX - 64u,
-                            SIZE_MAX / 2u,
-                            SIZE_MAX / 2u + 1u,
-                            RTM_TLSF_MAX_BLOCK + 1u,
-                            RTM_TLSF_MAX_BLOCK + 4u,
-                            RTM_TLSF_MAX_BLOCK + 8u,
-                            (size_t)UINT32_MAX,
+    const size_t sizes[] = {SIZE_MAX, SIZE_MAX - 1u, SIZE_MAX - 3u, SIZE_MAX - 4u, SIZE_MAX - 7u,
+                            SIZE_MAX - 8u, SIZE_MAX - 15u, SIZE_MAX - 64u, SIZE_MAX / 2u,
+                            SIZE_MAX / 2u + 1u, RTM_TLSF_MAX_BLOCK + 1u, RTM_TLSF_MAX_BLOCK + 4u,
+                            RTM_TLSF_MAX_BLOCK + 8u, (size_t)UINT32_MAX,
                             /* 2^32 where size_t can hold it (it wraps to 0 on
                              * 32-bit targets, where alloc(0) must succeed) */
                             sizeof(size_t) > 4u ? (size_t)UINT32_MAX + 1u : SIZE_MAX - 1u,
-                            RTM_TLSF_MAX_BLOCK,
-                            st0.largest_free + 1u,
-                            st0.arena_bytes};
+                            RTM_TLSF_MAX_BLOCK, st0.largest_free + 1u, st0.arena_bytes};
     size_t n = sizeof sizes / sizeof sizes[0];
     for (size_t i = 0; i < n; i++) {
         errno = 0;
