@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #include "rtmem/common.h"
+#include "rtmem/pool.h"
 #include "rtmem/tlsf.h"
 
 #ifdef __cplusplus

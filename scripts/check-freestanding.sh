@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Proves the allocator cores build freestanding (no libc): compiles the TLSF
-# heap and the core error hook with -ffreestanding -nostdlib for the host and,
+# heap, the fixed-block pool and the core error hook with -ffreestanding -nostdlib for the host and,
 # when installed, for a Cortex-M4 with arm-none-eabi-gcc, then checks that the
 # objects need nothing from outside but memcpy/memset (which a freestanding
 # GCC target must provide anyway).
@@ -9,7 +9,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-sources=(src/heaps/tlsf.c src/heaps/tlsf_check.c src/core/error.c)
+sources=(src/heaps/tlsf.c src/heaps/tlsf_check.c src/heaps/pool.c src/core/error.c)
 flags=(-std=c11 -O2 -ffreestanding -nostdlib -DRTM_FREESTANDING=1
        -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wcast-align -Wundef -Werror
        -I"$root/include" -I"$root/src")

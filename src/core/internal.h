@@ -26,6 +26,7 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
  * which another process could not use). Values are part of the in-memory
  * layout: never reuse one; a new layout gets a new value. */
 #define RTM_KIND_TLSF 0x31534c54u /* "TLS1": TLSF, layout 1 */
+#define RTM_KIND_POOL 0x314c4f50u /* "POL1": fixed-block pool, layout 1 */
 
 typedef struct rtm_algo_spec {
     uint32_t kind;
@@ -37,5 +38,9 @@ typedef struct rtm_algo_spec {
 int rtm_algo_parse(const char *text, rtm_algo_spec *out);
 /* The base name of a kind word, or NULL. */
 const char *rtm_algo_name(uint32_t kind);
+/* The parameter as a size: decimal digits only, > 0, no overflow; `dflt`
+ * when there is none ("pool"). Returns 0, or -1 for "pool:", "pool:0",
+ * "pool:-1", "pool:12k", "pool:99999999999999999999". */
+int rtm_algo_size_param(const rtm_algo_spec *spec, size_t dflt, size_t *out);
 
 #endif /* RTM_CORE_INTERNAL_H */

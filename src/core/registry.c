@@ -8,13 +8,14 @@
 #include "core/internal.h"
 #include "rtmem.h"
 
-static const char *const algorithm_names[] = {"tlsf", NULL};
+static const char *const algorithm_names[] = {"tlsf", "pool", NULL};
 
 static const struct {
     uint32_t kind;
     const char *name;
 } algorithms[] = {
     {RTM_KIND_TLSF, "tlsf"},
+    {RTM_KIND_POOL, "pool"},
 };
 
 #define ALGORITHM_COUNT (sizeof algorithms / sizeof algorithms[0])
@@ -53,4 +54,28 @@ const char *rtm_algo_name(uint32_t kind)
         if (algorithms[k].kind == kind)
             return algorithms[k].name;
     return NULL;
+}
+
+int rtm_algo_size_param(const rtm_algo_spec *spec, size_t dflt, size_t *out)
+{
+    const char *s = spec->param;
+    if (s == NULL) {
+        *out = dflt;
+        return 0;
+    }
+    size_t v = 0;
+    if (*s == '\0')
+        return -1;
+    for (; *s != '\0'; s++) {
+        if (*s < '0' || *s > '9')
+            return -1;
+        size_t d = (size_t)(*s - '0');
+        if (v > (SIZE_MAX - d) / 10u)
+            return -1;
+        v = v * 10u + d;
+    }
+    if (v == 0)
+        return -1;
+    *out = v;
+    return 0;
 }

@@ -635,6 +635,10 @@ static void op_aligned_alloc(struct rig *r)
     void *p = ops->aligned_alloc(ops->ctx, align, size);
     trace(r, 'L', align, size, NULL, p);
     r->res->aligned_allocs++;
+    if (p == NULL && promises(r, RIG_ALIGN_ENOTSUP) && errno == ENOTSUP) {
+        r->res->unsupported++; /* an alignment this allocator never gives */
+        return;
+    }
     if (p == NULL) {
         note_refusal(r, "aligned_alloc", size);
         return;
@@ -1005,10 +1009,12 @@ usage:
 void rig_print_result(const char *label, const rig_result *res)
 {
     printf("%s: %zu steps, %zu alloc, %zu aligned, %zu realloc (%zu moved, %zu in place), "
-           "%zu free, %zu ENOMEM, %zu probes (%zu found a stale list head), %zu free-alls, "
+           "%zu free, %zu ENOMEM, %zu ENOTSUP, %zu probes (%zu found a stale list head), %zu "
+           "free-alls, "
            "max %zu live, peak %zu B, %zu checks (%zu walks: largest_free below the "
            "biggest free block)\n",
            label, res->steps, res->allocs, res->aligned_allocs, res->reallocs, res->realloc_moved,
-           res->realloc_inplace, res->frees, res->enomem, res->probes, res->probe_grew,
-           res->free_alls, res->max_live, res->peak_used, res->checks, res->stale_largest);
+           res->realloc_inplace, res->frees, res->enomem, res->unsupported, res->probes,
+           res->probe_grew, res->free_alls, res->max_live, res->peak_used, res->checks,
+           res->stale_largest);
 }

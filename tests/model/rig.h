@@ -59,6 +59,9 @@ enum rig_flags {
     RIG_SHRINK_IN_PLACE = 1u << 6,    /* realloc(p, n <= usable) keeps the address  */
     RIG_LARGEST_IS_BIGGEST = 1u << 7, /* largest_free = the biggest free block: any
                                          free block can be allocated whole          */
+    RIG_ALIGN_ENOTSUP = 1u << 8,      /* aligned_alloc may refuse an alignment it can
+                                         never give with ENOTSUP, not counted in
+                                         failed_allocs (the fixed-block pool)       */
     /* What rtmem's TLSF promises: everything but LARGEST_IS_BIGGEST. Its
      * largest_free is exact about what alloc grants (LARGEST_FREE_EXACT) but
      * may be below the biggest free block when a merge removed a list's head
@@ -105,6 +108,7 @@ typedef struct rig_result {
     size_t steps;
     size_t allocs, aligned_allocs, reallocs, frees;
     size_t enomem;          /* refusals seen (all kinds)              */
+    size_t unsupported;     /* aligned_allocs refused with ENOTSUP    */
     size_t realloc_moved;   /* reallocs that returned a new address    */
     size_t realloc_inplace; /* reallocs that kept the address          */
     size_t probes;          /* largest_free probes                     */

@@ -40,6 +40,22 @@ static int typ_walk(void *ctx, rig_visit v, void *arg)
     return 0;
 }
 
+static void *pool_alloc(void *ctx, size_t n) { return rtm_pool_alloc(ctx, n); }
+static void *pool_aligned(void *ctx, size_t a, size_t n)
+{
+    return rtm_pool_aligned_alloc(ctx, a, n);
+}
+static void *pool_realloc(void *ctx, void *p, size_t n) { return rtm_pool_realloc(ctx, p, n); }
+static int pool_free(void *ctx, void *p) { return rtm_pool_free(ctx, p); }
+static size_t pool_usable(void *ctx, const void *p) { return rtm_pool_usable_size(ctx, p); }
+static void pool_stats(void *ctx, rtm_stats *out) { *out = rtm_pool_stats(ctx); }
+static int pool_check(void *ctx) { return rtm_pool_check(ctx); }
+static int pool_walk(void *ctx, rig_visit v, void *arg)
+{
+    rtm_pool_walk(ctx, v, arg);
+    return 0;
+}
+
 static rig_ops rtmem_defaults(void *ctx, const char *name)
 {
     rig_ops ops;
@@ -77,5 +93,30 @@ rig_ops rig_ops_tlsf(rtm_tlsf *t)
     ops.stats = typ_stats;
     ops.check = typ_check;
     ops.walk = typ_walk;
+    return ops;
+}
+
+rig_ops rig_ops_pool_heap(rtm_heap *h)
+{
+    rig_ops ops = rig_ops_heap(h);
+    ops.name = "pool";
+    ops.block_overhead = RTM_POOL_HEADER_BYTES;
+    ops.flags = RIG_POOL_CONTRACT;
+    return ops;
+}
+
+rig_ops rig_ops_pool(rtm_pool *p)
+{
+    rig_ops ops = rtmem_defaults(p, "pool typed");
+    ops.alloc = pool_alloc;
+    ops.aligned_alloc = pool_aligned;
+    ops.realloc = pool_realloc;
+    ops.free = pool_free;
+    ops.usable_size = pool_usable;
+    ops.stats = pool_stats;
+    ops.check = pool_check;
+    ops.walk = pool_walk;
+    ops.block_overhead = RTM_POOL_HEADER_BYTES;
+    ops.flags = RIG_POOL_CONTRACT;
     return ops;
 }
