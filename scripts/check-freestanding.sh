@@ -9,7 +9,8 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-sources=(src/heaps/tlsf.c src/heaps/tlsf_check.c src/heaps/pool.c src/core/error.c)
+# Every allocator core, whatever heaps exist, and the core's error hook.
+mapfile -t sources < <(cd "$root" && ls src/heaps/*.c && echo src/core/error.c)
 flags=(-std=c11 -O2 -ffreestanding -nostdlib -DRTM_FREESTANDING=1
        -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wcast-align -Wundef -Werror
        -I"$root/include" -I"$root/src")
