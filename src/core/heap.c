@@ -15,11 +15,11 @@
  * the region may be mapped into another process, where a pointer into this
  * process's code means nothing.
  *
- * TLSF is tested first in every function, and the hot paths (rtm_alloc,
- * rtm_free) keep it at one compare and a tail call: every other algorithm
- * goes through a noinline "other" function, so adding algorithms adds no
- * instruction to the TLSF path (checked by build/rtmem-wcet: rtm_alloc costs
- * 5 instructions more than rtm_tlsf_alloc).
+ * Every function is a switch on the kind word. The hot paths (rtm_alloc,
+ * rtm_free) test TLSF first with one compare and a tail call; every other
+ * algorithm goes through a noinline "other" function, so adding algorithms
+ * adds no instruction to the TLSF path (checked by build/rtmem-wcet:
+ * rtm_alloc costs 5 instructions more than rtm_tlsf_alloc).
  */
 #include <stdint.h>
 
@@ -39,7 +39,8 @@ static inline rtm_pool *as_pool(rtm_heap *h) { return (rtm_pool *)(void *)h; }
  * pointers that are not heaps at all. */
 static inline int is_tlsf(const rtm_heap *h) { return h != NULL && h->kind == RTM_KIND_TLSF; }
 static inline int is_pool(const rtm_heap *h) { return h != NULL && h->kind == RTM_KIND_POOL; }
-static inline int is_heap(const rtm_heap *h) { return is_tlsf(h) || is_pool(h); }
+/* The kind word of a heap handle, 0 for NULL (no kind is 0). */
+static inline uint32_t kind_of(const rtm_heap *h) { return h != NULL ? h->kind : 0u; }
 
 /* The pool's block size named by spec ("pool" alone: the default). */
 static int pool_block_param(const rtm_algo_spec *spec, size_t *out)
@@ -109,23 +110,31 @@ int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
 
 void rtm_heap_destroy(rtm_heap *h)
 {
-    if (is_heap(h))
+    if (rtm_algo_name(kind_of(h)) != NULL)
         h->kind = 0; /* later calls on this handle fail with EINVAL */
+}
+
+static RTM_COLD void *bad_heap(void)
+{
+    RTM_SET_ERRNO(RTM_EINVAL);
+    return NULL;
 }
 
 /* The non-TLSF halves of the hot paths, out of line so that the TLSF path
  * stays one compare and a tail call. */
 static RTM_NOINLINE void *alloc_other(rtm_heap *h, size_t size)
 {
-    if (is_pool(h))
+    switch (kind_of(h)) {
+    case RTM_KIND_POOL:
         return rtm_pool_alloc(as_pool(h), size);
-    RTM_SET_ERRNO(RTM_EINVAL);
-    return NULL;
+    }
+    return bad_heap();
 }
 
 static RTM_NOINLINE void free_other(rtm_heap *h, void *ptr)
 {
-    if (is_pool(h)) {
+    switch (kind_of(h)) {
+    case RTM_KIND_POOL:
         (void)rtm_pool_free(as_pool(h), ptr);
         return;
     }
@@ -141,29 +150,6 @@ void *rtm_alloc(rtm_heap *h, size_t size)
     return alloc_other(h, size);
 }
 
-/* On a pool: the alignment must divide the pool's block alignment
- * (ENOTSUP otherwise: no block will ever have it). */
-void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
-{
-    if (RTM_LIKELY(is_tlsf(h)))
-        return rtm_tlsf_aligned_alloc(as_tlsf(h), alignment, size);
-    if (is_pool(h))
-        return rtm_pool_aligned_alloc(as_pool(h), alignment, size);
-    RTM_SET_ERRNO(RTM_EINVAL);
-    return NULL;
-}
-
-/* On a pool: in place up to the block size, ENOMEM beyond. */
-void *rtm_realloc(rtm_heap *h, void *ptr, size_t size)
-{
-    if (RTM_LIKELY(is_tlsf(h)))
-        return rtm_tlsf_realloc(as_tlsf(h), ptr, size);
-    if (is_pool(h))
-        return rtm_pool_realloc(as_pool(h), ptr, size);
-    RTM_SET_ERRNO(RTM_EINVAL);
-    return NULL;
-}
-
 /* Hot path. */
 void rtm_free(rtm_heap *h, void *ptr)
 {
@@ -174,22 +160,51 @@ void rtm_free(rtm_heap *h, void *ptr)
     free_other(h, ptr);
 }
 
+/* On a pool: the alignment must divide the pool's block alignment
+ * (ENOTSUP otherwise: no block will ever have it). */
+void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
+{
+    switch (kind_of(h)) {
+    case RTM_KIND_TLSF:
+        return rtm_tlsf_aligned_alloc(as_tlsf(h), alignment, size);
+    case RTM_KIND_POOL:
+        return rtm_pool_aligned_alloc(as_pool(h), alignment, size);
+    }
+    return bad_heap();
+}
+
+/* On a pool: in place up to the block size, ENOMEM beyond. */
+void *rtm_realloc(rtm_heap *h, void *ptr, size_t size)
+{
+    switch (kind_of(h)) {
+    case RTM_KIND_TLSF:
+        return rtm_tlsf_realloc(as_tlsf(h), ptr, size);
+    case RTM_KIND_POOL:
+        return rtm_pool_realloc(as_pool(h), ptr, size);
+    }
+    return bad_heap();
+}
+
 size_t rtm_usable_size(rtm_heap *h, const void *ptr)
 {
-    if (is_tlsf(h))
+    switch (kind_of(h)) {
+    case RTM_KIND_TLSF:
         return rtm_tlsf_usable_size(ptr);
-    if (is_pool(h))
+    case RTM_KIND_POOL:
         return rtm_pool_usable_size(as_pool(h), ptr);
+    }
     RTM_SET_ERRNO(RTM_EINVAL);
     return 0;
 }
 
 rtm_stats rtm_heap_stats(rtm_heap *h)
 {
-    if (is_tlsf(h))
+    switch (kind_of(h)) {
+    case RTM_KIND_TLSF:
         return rtm_tlsf_stats(as_tlsf(h));
-    if (is_pool(h))
+    case RTM_KIND_POOL:
         return rtm_pool_stats(as_pool(h));
+    }
     rtm_stats none = {0, 0, 0, 0, 0, 0, 0};
     RTM_SET_ERRNO(RTM_EINVAL);
     return none;
@@ -197,43 +212,49 @@ rtm_stats rtm_heap_stats(rtm_heap *h)
 
 int rtm_heap_check(rtm_heap *h)
 {
-    if (is_tlsf(h))
+    switch (kind_of(h)) {
+    case RTM_KIND_TLSF:
         return rtm_tlsf_check(as_tlsf(h));
-    if (is_pool(h))
+    case RTM_KIND_POOL:
         return rtm_pool_check(as_pool(h));
+    }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;
 }
 
 const char *rtm_heap_algorithm(rtm_heap *h)
 {
-    if (!is_heap(h)) {
+    const char *name = rtm_algo_name(kind_of(h));
+    if (name == NULL)
         RTM_SET_ERRNO(RTM_EINVAL);
-        return NULL;
-    }
-    return rtm_algo_name(h->kind);
+    return name;
 }
 
 int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg)
 {
-    if (!is_heap(h) || walker == NULL) {
+    if (walker == NULL) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return -1;
     }
-    if (is_tlsf(h))
+    switch (kind_of(h)) {
+    case RTM_KIND_TLSF:
         rtm_tlsf_walk(as_tlsf(h), walker, arg);
-    else
+        return 0;
+    case RTM_KIND_POOL:
         rtm_pool_walk(as_pool(h), walker, arg);
-    return 0;
+        return 0;
+    }
+    RTM_SET_ERRNO(RTM_EINVAL);
+    return -1;
 }
 
 int rtm_heap_reset(rtm_heap *h)
 {
-    if (is_tlsf(h)) {
+    switch (kind_of(h)) {
+    case RTM_KIND_TLSF:
         rtm_tlsf_reset(as_tlsf(h));
         return 0;
-    }
-    if (is_pool(h)) {
+    case RTM_KIND_POOL:
         rtm_pool_reset(as_pool(h));
         return 0;
     }
