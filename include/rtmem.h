@@ -29,6 +29,8 @@
 #include <stddef.h>
 
 #include "rtmem/common.h"
+#include "rtmem/buddy.h"
+#include "rtmem/halffit.h"
 #include "rtmem/pool.h"
 #include "rtmem/tlsf.h"
 

@@ -25,6 +25,8 @@
 
 #include "core/internal.h"
 #include "rtmem.h"
+#include "rtmem/buddy.h"
+#include "rtmem/halffit.h"
 #include "rtmem/pool.h"
 
 /* What the generic layer knows of a control structure: its first word. */
@@ -34,11 +36,12 @@ struct rtm_heap {
 
 static inline rtm_tlsf *as_tlsf(rtm_heap *h) { return (rtm_tlsf *)(void *)h; }
 static inline rtm_pool *as_pool(rtm_heap *h) { return (rtm_pool *)(void *)h; }
+static inline rtm_buddy *as_buddy(rtm_heap *h) { return (rtm_buddy *)(void *)h; }
+static inline rtm_halffit *as_halffit(rtm_heap *h) { return (rtm_halffit *)(void *)h; }
 
 /* The one check on every entry: catches NULL, a destroyed heap and most
  * pointers that are not heaps at all. */
 static inline int is_tlsf(const rtm_heap *h) { return h != NULL && h->kind == RTM_KIND_TLSF; }
-static inline int is_pool(const rtm_heap *h) { return h != NULL && h->kind == RTM_KIND_POOL; }
 /* The kind word of a heap handle, 0 for NULL (no kind is 0). */
 static inline uint32_t kind_of(const rtm_heap *h) { return h != NULL ? h->kind : 0u; }
 
@@ -46,6 +49,12 @@ static inline uint32_t kind_of(const rtm_heap *h) { return h != NULL ? h->kind :
 static int pool_block_param(const rtm_algo_spec *spec, size_t *out)
 {
     return rtm_algo_size_param(spec, RTM_POOL_DEFAULT_BLOCK, out);
+}
+
+/* The buddy's page size named by spec ("buddy" alone: 4096). */
+static int buddy_page_param(const rtm_algo_spec *spec, size_t *out)
+{
+    return rtm_algo_size_param(spec, RTM_BUDDY_DEFAULT_PAGE, out);
 }
 
 size_t rtm_min_region(const char *algorithm)
@@ -62,10 +71,19 @@ size_t rtm_min_region(const char *algorithm)
             RTM_SET_ERRNO(RTM_EINVAL);
         return min; /* includes the 7 bytes of slack */
     }
-    if (spec.param != NULL) { /* tlsf takes no parameter */
+    if (spec.kind == RTM_KIND_BUDDY) {
+        size_t page = 0;
+        size_t min = buddy_page_param(&spec, &page) == 0 ? rtm_buddy_min_region(page) : 0;
+        if (min == 0)
+            RTM_SET_ERRNO(RTM_EINVAL);
+        return min; /* valid at any start address */
+    }
+    if (spec.param != NULL) { /* tlsf and halffit take no parameter */
         RTM_SET_ERRNO(RTM_EINVAL);
         return 0;
     }
+    if (spec.kind == RTM_KIND_HALFFIT)
+        return rtm_halffit_min_region(); /* valid at any start address */
     /* 7 bytes of slack: the region may start at any address. */
     return 7u + rtm_tlsf_min_region();
 }
@@ -91,13 +109,22 @@ rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
         (void)pool_block_param(&spec, &block);
         return (rtm_heap *)(void *)rtm_pool_create(mem, bytes, block);
     }
+    if (spec.kind == RTM_KIND_BUDDY) {
+        size_t page = 0;
+        (void)buddy_page_param(&spec, &page);
+        return (rtm_heap *)(void *)rtm_buddy_create(mem, bytes, page);
+    }
+    if (spec.kind == RTM_KIND_HALFFIT)
+        return (rtm_heap *)(void *)rtm_halffit_create(mem, bytes);
     return (rtm_heap *)(void *)rtm_tlsf_create(mem, bytes); /* sets the kind word */
 }
 
-/* A pool heap is one region of fixed blocks: ENOTSUP. */
+/* Pool, buddy and half-fit heaps manage one region: ENOTSUP. */
 int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {
-    if (is_pool(h) && mem != NULL) {
+    uint32_t kind = kind_of(h);
+    if ((kind == RTM_KIND_POOL || kind == RTM_KIND_BUDDY || kind == RTM_KIND_HALFFIT) &&
+        mem != NULL) {
         RTM_SET_ERRNO(RTM_ENOTSUP);
         return -1;
     }
@@ -127,6 +154,10 @@ static RTM_NOINLINE void *alloc_other(rtm_heap *h, size_t size)
     switch (kind_of(h)) {
     case RTM_KIND_POOL:
         return rtm_pool_alloc(as_pool(h), size);
+    case RTM_KIND_BUDDY:
+        return rtm_buddy_alloc(as_buddy(h), size);
+    case RTM_KIND_HALFFIT:
+        return rtm_halffit_alloc(as_halffit(h), size);
     }
     return bad_heap();
 }
@@ -136,6 +167,12 @@ static RTM_NOINLINE void free_other(rtm_heap *h, void *ptr)
     switch (kind_of(h)) {
     case RTM_KIND_POOL:
         (void)rtm_pool_free(as_pool(h), ptr);
+        return;
+    case RTM_KIND_BUDDY:
+        (void)rtm_buddy_free(as_buddy(h), ptr);
+        return;
+    case RTM_KIND_HALFFIT:
+        (void)rtm_halffit_free(as_halffit(h), ptr);
         return;
     }
     if (ptr != NULL)
@@ -169,6 +206,10 @@ void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
         return rtm_tlsf_aligned_alloc(as_tlsf(h), alignment, size);
     case RTM_KIND_POOL:
         return rtm_pool_aligned_alloc(as_pool(h), alignment, size);
+    case RTM_KIND_BUDDY:
+        return rtm_buddy_aligned_alloc(as_buddy(h), alignment, size);
+    case RTM_KIND_HALFFIT:
+        return rtm_halffit_aligned_alloc(as_halffit(h), alignment, size);
     }
     return bad_heap();
 }
@@ -181,6 +222,10 @@ void *rtm_realloc(rtm_heap *h, void *ptr, size_t size)
         return rtm_tlsf_realloc(as_tlsf(h), ptr, size);
     case RTM_KIND_POOL:
         return rtm_pool_realloc(as_pool(h), ptr, size);
+    case RTM_KIND_BUDDY:
+        return rtm_buddy_realloc(as_buddy(h), ptr, size);
+    case RTM_KIND_HALFFIT:
+        return rtm_halffit_realloc(as_halffit(h), ptr, size);
     }
     return bad_heap();
 }
@@ -192,6 +237,10 @@ size_t rtm_usable_size(rtm_heap *h, const void *ptr)
         return rtm_tlsf_usable_size(ptr);
     case RTM_KIND_POOL:
         return rtm_pool_usable_size(as_pool(h), ptr);
+    case RTM_KIND_BUDDY:
+        return rtm_buddy_usable_size(as_buddy(h), ptr);
+    case RTM_KIND_HALFFIT:
+        return rtm_halffit_usable_size(as_halffit(h), ptr);
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return 0;
@@ -204,6 +253,10 @@ rtm_stats rtm_heap_stats(rtm_heap *h)
         return rtm_tlsf_stats(as_tlsf(h));
     case RTM_KIND_POOL:
         return rtm_pool_stats(as_pool(h));
+    case RTM_KIND_BUDDY:
+        return rtm_buddy_stats(as_buddy(h));
+    case RTM_KIND_HALFFIT:
+        return rtm_halffit_stats(as_halffit(h));
     }
     rtm_stats none = {0, 0, 0, 0, 0, 0, 0};
     RTM_SET_ERRNO(RTM_EINVAL);
@@ -217,6 +270,10 @@ int rtm_heap_check(rtm_heap *h)
         return rtm_tlsf_check(as_tlsf(h));
     case RTM_KIND_POOL:
         return rtm_pool_check(as_pool(h));
+    case RTM_KIND_BUDDY:
+        return rtm_buddy_check(as_buddy(h));
+    case RTM_KIND_HALFFIT:
+        return rtm_halffit_check(as_halffit(h));
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;
@@ -243,6 +300,12 @@ int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg)
     case RTM_KIND_POOL:
         rtm_pool_walk(as_pool(h), walker, arg);
         return 0;
+    case RTM_KIND_BUDDY:
+        rtm_buddy_walk(as_buddy(h), walker, arg);
+        return 0;
+    case RTM_KIND_HALFFIT:
+        rtm_halffit_walk(as_halffit(h), walker, arg);
+        return 0;
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;
@@ -256,6 +319,12 @@ int rtm_heap_reset(rtm_heap *h)
         return 0;
     case RTM_KIND_POOL:
         rtm_pool_reset(as_pool(h));
+        return 0;
+    case RTM_KIND_BUDDY:
+        rtm_buddy_reset(as_buddy(h));
+        return 0;
+    case RTM_KIND_HALFFIT:
+        rtm_halffit_reset(as_halffit(h));
         return 0;
     }
     RTM_SET_ERRNO(RTM_EINVAL);

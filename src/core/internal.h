@@ -25,11 +25,11 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
  * separate header, no pointer adjustment, no function pointer in the region,
  * which another process could not use). Values are part of the in-memory
  * layout: never reuse one; a new layout gets a new value. */
-#define RTM_KIND_TLSF 0x31534c54u /* "TLS1": TLSF, layout 1 */
+#define RTM_KIND_TLSF    0x31534c54u /* "TLS1": TLSF, layout 1 */
 #define RTM_KIND_HALFFIT 0x31464c48u /* "HLF1": half-fit, layout 1 */
-#define RTM_KIND_BUDDY 0x31444442u   /* "BDD1": binary buddy pages, layout 1 */
-#define RTM_KIND_SLAB 0x31424c53u    /* "SLB1": slab size classes over buddy */
-#define RTM_KIND_POOL 0x314c4f50u /* "POL1": fixed-block pool, layout 1 */
+#define RTM_KIND_BUDDY   0x31444442u /* "BDD1": binary buddy pages, layout 1 */
+#define RTM_KIND_SLAB    0x31424c53u /* "SLB1": slab size classes over buddy */
+#define RTM_KIND_POOL    0x314c4f50u /* "POL1": fixed-block pool, layout 1 */
 
 typedef struct rtm_algo_spec {
     uint32_t kind;

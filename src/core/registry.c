@@ -8,7 +8,7 @@
 #include "core/internal.h"
 #include "rtmem.h"
 
-static const char *const algorithm_names[] = {"tlsf", "pool", NULL};
+static const char *const algorithm_names[] = {"tlsf", "pool", "buddy", "halffit", NULL};
 
 static const struct {
     uint32_t kind;
@@ -16,6 +16,8 @@ static const struct {
 } algorithms[] = {
     {RTM_KIND_TLSF, "tlsf"},
     {RTM_KIND_POOL, "pool"},
+    {RTM_KIND_BUDDY, "buddy"},
+    {RTM_KIND_HALFFIT, "halffit"},
 };
 
 #define ALGORITHM_COUNT (sizeof algorithms / sizeof algorithms[0])
