@@ -31,7 +31,9 @@
 #include "rtmem/common.h"
 #include "rtmem/buddy.h"
 #include "rtmem/halffit.h"
+#include "rtmem/heapmem.h"
 #include "rtmem/pool.h"
+#include "rtmem/slab.h"
 #include "rtmem/tlsf.h"
 
 #ifdef __cplusplus

@@ -27,7 +27,9 @@
 #include "rtmem.h"
 #include "rtmem/buddy.h"
 #include "rtmem/halffit.h"
+#include "rtmem/heapmem.h"
 #include "rtmem/pool.h"
+#include "rtmem/slab.h"
 
 /* What the generic layer knows of a control structure: its first word. */
 struct rtm_heap {
@@ -38,6 +40,8 @@ static inline rtm_tlsf *as_tlsf(rtm_heap *h) { return (rtm_tlsf *)(void *)h; }
 static inline rtm_pool *as_pool(rtm_heap *h) { return (rtm_pool *)(void *)h; }
 static inline rtm_buddy *as_buddy(rtm_heap *h) { return (rtm_buddy *)(void *)h; }
 static inline rtm_halffit *as_halffit(rtm_heap *h) { return (rtm_halffit *)(void *)h; }
+static inline rtm_slab *as_slab(rtm_heap *h) { return (rtm_slab *)(void *)h; }
+static inline rtm_heapmem *as_heapmem(rtm_heap *h) { return (rtm_heapmem *)(void *)h; }
 
 /* The one check on every entry: catches NULL, a destroyed heap and most
  * pointers that are not heaps at all. */
@@ -51,10 +55,19 @@ static int pool_block_param(const rtm_algo_spec *spec, size_t *out)
     return rtm_algo_size_param(spec, RTM_POOL_DEFAULT_BLOCK, out);
 }
 
-/* The buddy's page size named by spec ("buddy" alone: 4096). */
+/* The page size named by spec; "buddy" / "slab" alone: 4096, "heapmem"
+ * alone: 512 (Xenomai's). */
 static int buddy_page_param(const rtm_algo_spec *spec, size_t *out)
 {
     return rtm_algo_size_param(spec, RTM_BUDDY_DEFAULT_PAGE, out);
+}
+static int slab_page_param(const rtm_algo_spec *spec, size_t *out)
+{
+    return rtm_algo_size_param(spec, RTM_SLAB_DEFAULT_PAGE, out);
+}
+static int heapmem_page_param(const rtm_algo_spec *spec, size_t *out)
+{
+    return rtm_algo_size_param(spec, RTM_HEAPMEM_DEFAULT_PAGE, out);
 }
 
 size_t rtm_min_region(const char *algorithm)
@@ -71,9 +84,15 @@ size_t rtm_min_region(const char *algorithm)
             RTM_SET_ERRNO(RTM_EINVAL);
         return min; /* includes the 7 bytes of slack */
     }
-    if (spec.kind == RTM_KIND_BUDDY) {
-        size_t page = 0;
-        size_t min = buddy_page_param(&spec, &page) == 0 ? rtm_buddy_min_region(page) : 0;
+    if (spec.kind == RTM_KIND_BUDDY || spec.kind == RTM_KIND_SLAB ||
+        spec.kind == RTM_KIND_HEAPMEM) {
+        size_t page = 0, min = 0;
+        if (spec.kind == RTM_KIND_BUDDY && buddy_page_param(&spec, &page) == 0)
+            min = rtm_buddy_min_region(page);
+        else if (spec.kind == RTM_KIND_SLAB && slab_page_param(&spec, &page) == 0)
+            min = rtm_slab_min_region(page);
+        else if (spec.kind == RTM_KIND_HEAPMEM && heapmem_page_param(&spec, &page) == 0)
+            min = rtm_heapmem_min_region(page);
         if (min == 0)
             RTM_SET_ERRNO(RTM_EINVAL);
         return min; /* valid at any start address */
@@ -114,17 +133,25 @@ rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
         (void)buddy_page_param(&spec, &page);
         return (rtm_heap *)(void *)rtm_buddy_create(mem, bytes, page);
     }
+    if (spec.kind == RTM_KIND_SLAB) {
+        size_t page = 0;
+        (void)slab_page_param(&spec, &page);
+        return (rtm_heap *)(void *)rtm_slab_create(mem, bytes, page);
+    }
+    if (spec.kind == RTM_KIND_HEAPMEM) {
+        size_t page = 0;
+        (void)heapmem_page_param(&spec, &page);
+        return (rtm_heap *)(void *)rtm_heapmem_create(mem, bytes, page);
+    }
     if (spec.kind == RTM_KIND_HALFFIT)
         return (rtm_heap *)(void *)rtm_halffit_create(mem, bytes);
     return (rtm_heap *)(void *)rtm_tlsf_create(mem, bytes); /* sets the kind word */
 }
 
-/* Pool, buddy and half-fit heaps manage one region: ENOTSUP. */
+/* Only TLSF takes more regions; every other heap manages one: ENOTSUP. */
 int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {
-    uint32_t kind = kind_of(h);
-    if ((kind == RTM_KIND_POOL || kind == RTM_KIND_BUDDY || kind == RTM_KIND_HALFFIT) &&
-        mem != NULL) {
+    if (kind_of(h) != RTM_KIND_TLSF && rtm_algo_name(kind_of(h)) != NULL && mem != NULL) {
         RTM_SET_ERRNO(RTM_ENOTSUP);
         return -1;
     }
@@ -158,6 +185,10 @@ static RTM_NOINLINE void *alloc_other(rtm_heap *h, size_t size)
         return rtm_buddy_alloc(as_buddy(h), size);
     case RTM_KIND_HALFFIT:
         return rtm_halffit_alloc(as_halffit(h), size);
+    case RTM_KIND_SLAB:
+        return rtm_slab_alloc(as_slab(h), size);
+    case RTM_KIND_HEAPMEM:
+        return rtm_heapmem_alloc(as_heapmem(h), size);
     }
     return bad_heap();
 }
@@ -173,6 +204,12 @@ static RTM_NOINLINE void free_other(rtm_heap *h, void *ptr)
         return;
     case RTM_KIND_HALFFIT:
         (void)rtm_halffit_free(as_halffit(h), ptr);
+        return;
+    case RTM_KIND_SLAB:
+        (void)rtm_slab_free(as_slab(h), ptr);
+        return;
+    case RTM_KIND_HEAPMEM:
+        (void)rtm_heapmem_free(as_heapmem(h), ptr);
         return;
     }
     if (ptr != NULL)
@@ -210,6 +247,10 @@ void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
         return rtm_buddy_aligned_alloc(as_buddy(h), alignment, size);
     case RTM_KIND_HALFFIT:
         return rtm_halffit_aligned_alloc(as_halffit(h), alignment, size);
+    case RTM_KIND_SLAB:
+        return rtm_slab_aligned_alloc(as_slab(h), alignment, size);
+    case RTM_KIND_HEAPMEM:
+        return rtm_heapmem_aligned_alloc(as_heapmem(h), alignment, size);
     }
     return bad_heap();
 }
@@ -226,6 +267,10 @@ void *rtm_realloc(rtm_heap *h, void *ptr, size_t size)
         return rtm_buddy_realloc(as_buddy(h), ptr, size);
     case RTM_KIND_HALFFIT:
         return rtm_halffit_realloc(as_halffit(h), ptr, size);
+    case RTM_KIND_SLAB:
+        return rtm_slab_realloc(as_slab(h), ptr, size);
+    case RTM_KIND_HEAPMEM:
+        return rtm_heapmem_realloc(as_heapmem(h), ptr, size);
     }
     return bad_heap();
 }
@@ -241,6 +286,10 @@ size_t rtm_usable_size(rtm_heap *h, const void *ptr)
         return rtm_buddy_usable_size(as_buddy(h), ptr);
     case RTM_KIND_HALFFIT:
         return rtm_halffit_usable_size(as_halffit(h), ptr);
+    case RTM_KIND_SLAB:
+        return rtm_slab_usable_size(as_slab(h), ptr);
+    case RTM_KIND_HEAPMEM:
+        return rtm_heapmem_usable_size(as_heapmem(h), ptr);
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return 0;
@@ -257,6 +306,10 @@ rtm_stats rtm_heap_stats(rtm_heap *h)
         return rtm_buddy_stats(as_buddy(h));
     case RTM_KIND_HALFFIT:
         return rtm_halffit_stats(as_halffit(h));
+    case RTM_KIND_SLAB:
+        return rtm_slab_stats(as_slab(h));
+    case RTM_KIND_HEAPMEM:
+        return rtm_heapmem_stats(as_heapmem(h));
     }
     rtm_stats none = {0, 0, 0, 0, 0, 0, 0};
     RTM_SET_ERRNO(RTM_EINVAL);
@@ -274,6 +327,10 @@ int rtm_heap_check(rtm_heap *h)
         return rtm_buddy_check(as_buddy(h));
     case RTM_KIND_HALFFIT:
         return rtm_halffit_check(as_halffit(h));
+    case RTM_KIND_SLAB:
+        return rtm_slab_check(as_slab(h));
+    case RTM_KIND_HEAPMEM:
+        return rtm_heapmem_check(as_heapmem(h));
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;
@@ -306,6 +363,12 @@ int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg)
     case RTM_KIND_HALFFIT:
         rtm_halffit_walk(as_halffit(h), walker, arg);
         return 0;
+    case RTM_KIND_SLAB:
+        rtm_slab_walk(as_slab(h), walker, arg);
+        return 0;
+    case RTM_KIND_HEAPMEM:
+        rtm_heapmem_walk(as_heapmem(h), walker, arg);
+        return 0;
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;
@@ -325,6 +388,12 @@ int rtm_heap_reset(rtm_heap *h)
         return 0;
     case RTM_KIND_HALFFIT:
         rtm_halffit_reset(as_halffit(h));
+        return 0;
+    case RTM_KIND_SLAB:
+        rtm_slab_reset(as_slab(h));
+        return 0;
+    case RTM_KIND_HEAPMEM:
+        rtm_heapmem_reset(as_heapmem(h));
         return 0;
     }
     RTM_SET_ERRNO(RTM_EINVAL);

@@ -29,6 +29,7 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
 #define RTM_KIND_HALFFIT 0x31464c48u /* "HLF1": half-fit, layout 1 */
 #define RTM_KIND_BUDDY   0x31444442u /* "BDD1": binary buddy pages, layout 1 */
 #define RTM_KIND_SLAB    0x31424c53u /* "SLB1": slab size classes over buddy */
+#define RTM_KIND_HEAPMEM 0x314d5048u /* "HPM1": heapmem, layout 1 */
 #define RTM_KIND_POOL    0x314c4f50u /* "POL1": fixed-block pool, layout 1 */
 
 typedef struct rtm_algo_spec {

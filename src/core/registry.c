@@ -8,16 +8,15 @@
 #include "core/internal.h"
 #include "rtmem.h"
 
-static const char *const algorithm_names[] = {"tlsf", "pool", "buddy", "halffit", NULL};
+static const char *const algorithm_names[] = {"tlsf", "pool",    "buddy", "halffit",
+                                              "slab", "heapmem", NULL};
 
 static const struct {
     uint32_t kind;
     const char *name;
 } algorithms[] = {
-    {RTM_KIND_TLSF, "tlsf"},
-    {RTM_KIND_POOL, "pool"},
-    {RTM_KIND_BUDDY, "buddy"},
-    {RTM_KIND_HALFFIT, "halffit"},
+    {RTM_KIND_TLSF, "tlsf"},       {RTM_KIND_POOL, "pool"}, {RTM_KIND_BUDDY, "buddy"},
+    {RTM_KIND_HALFFIT, "halffit"}, {RTM_KIND_SLAB, "slab"}, {RTM_KIND_HEAPMEM, "heapmem"},
 };
 
 #define ALGORITHM_COUNT (sizeof algorithms / sizeof algorithms[0])

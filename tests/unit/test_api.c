@@ -795,9 +795,60 @@ static void test_tlsf_misc(void)
     region_free(&r);
 }
 
+/* Every name rtm_algorithms() lists works end to end through the generic
+ * API with its default parameter: create at the documented minimum and on a
+ * roomy region, allocate, check, walk, free, reset, destroy. */
+static void walk_count(void *ptr, size_t usable, int used, void *arg)
+{
+    (void)ptr;
+    (void)usable;
+    *(size_t *)arg += used != 0;
+}
+
+static void test_every_algorithm_generic(void)
+{
+    for (const char *const *name = rtm_algorithms(); *name != NULL; name++) {
+        size_t min = rtm_min_region(*name);
+        CHECK_MSG(min != 0, "rtm_min_region(\"%s\") = 0", *name);
+        size_t bytes = 1u << 20;
+        char *mem = malloc(bytes);
+        REQUIRE(mem != NULL);
+        rtm_heap *small = rtm_heap_create(*name, mem + 1, min);
+        CHECK_MSG(small != NULL, "%s: the documented minimum region was refused", *name);
+        rtm_heap *h = rtm_heap_create(*name, mem, bytes);
+        REQUIRE(h != NULL);
+        CHECK(strcmp(rtm_heap_algorithm(h), *name) == 0);
+        void *p[8];
+        for (int i = 0; i < 8; i++) {
+            p[i] = rtm_alloc(h, 24);
+            CHECK_MSG(p[i] != NULL, "%s: rtm_alloc(24) failed", *name);
+            if (p[i] != NULL)
+                memset(p[i], 0xA5, 24);
+        }
+        rtm_stats st = rtm_heap_stats(h);
+        CHECK_EQ(st.live_blocks, 8u);
+        CHECK(st.used_bytes >= 8u * 24u);
+        size_t used = 0;
+        CHECK_EQ(rtm_heap_walk(h, walk_count, &used), 0);
+        CHECK_EQ(used, 8u);
+        CHECK_EQ(rtm_heap_check(h), 0);
+        for (int i = 0; i < 8; i++)
+            rtm_free(h, p[i]);
+        CHECK_EQ(rtm_heap_stats(h).live_blocks, 0u);
+        CHECK_EQ(rtm_heap_reset(h), 0);
+        CHECK_EQ(rtm_heap_check(h), 0);
+        rtm_heap_destroy(h);
+        errno = 0;
+        CHECK(rtm_alloc(h, 1) == NULL);
+        CHECK_ERRNO(EINVAL);
+        free(mem);
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_algorithms_list);
+    RUN_TEST(test_every_algorithm_generic);
     RUN_TEST(test_min_region_names);
     RUN_TEST(test_min_region_boundary);
     RUN_TEST(test_create_bad_arguments);
