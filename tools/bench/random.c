@@ -22,6 +22,7 @@
 #include "clock.h"
 #include "opts.h"
 #include "random.h"
+#include "rtmem.h"
 
 extern char **environ;
 
@@ -45,9 +46,11 @@ static void usage(FILE *f)
             "  --max BYTES        requests are < MAX (default 4096)\n"
             "  --runs N           interleaved rounds (default 5; --quick: 2)\n"
             "  --seed S           random seed (default: time and pid; printed)\n"
-            "  --allocators LIST  comma-separated subset of %s\n"
+            "  --allocators LIST  comma-separated subset of %s,\n"
+            "                     or any rtm heap name (pool:4096, buddy, halffit, slab, heapmem)\n"
             "  --clock tsc|monotonic  per-op clock (default tsc when invariant, x86 only)\n"
-            "  --tlsf-region BYTES  TLSF region (default slots x max x 2); a smaller one shows\n"
+            "  --tlsf-region BYTES  region of each rtm heap (default slots x max x 2); a smaller "
+            "one shows\n"
             "                     refused allocations being counted, not timed as fast\n"
             "  --quick            short profile for CI\n"
             "  --json FILE        also write the results as JSON (tools/bench/README.md)\n"
@@ -106,8 +109,10 @@ static size_t parse_allocators(const char *list, alloc_row *rows)
         char name[32];
         snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
         const peer *pe = peer_find(name);
-        if (strcmp(name, "tlsf") != 0 && pe == NULL) {
-            opts_error("random", "unknown allocator '%s' (known: %s)", name, DEFAULT_ALLOCATORS);
+        /* Not a malloc peer: any heap rtm_heap_create() accepts ("pool:4096"). */
+        if (pe == NULL && rtm_min_region(name) == 0) {
+            opts_error("random", "unknown allocator '%s' (known: %s, or any rtm heap name)", name,
+                       DEFAULT_ALLOCATORS);
             return 0;
         }
         for (size_t i = 0; i < n; i++)
@@ -117,7 +122,9 @@ static size_t parse_allocators(const char *list, alloc_row *rows)
             }
         if (n == MAX_ALLOCATORS)
             return 0;
-        rows[n].name = pe != NULL ? pe->name : "tlsf";
+        static char heap_names[MAX_ALLOCATORS][32];
+        snprintf(heap_names[n], sizeof heap_names[n], "%s", name);
+        rows[n].name = pe != NULL ? pe->name : heap_names[n];
         rows[n].peer = pe;
         n++;
         p += len;

@@ -59,7 +59,7 @@ static void libc_free(void *ctx, void *p)
     free(p);
 }
 
-static const ops tlsf_ops = {tlsf_alloc, tlsf_free};
+static const ops rtm_ops = {tlsf_alloc, tlsf_free};
 static const ops libc_ops = {libc_alloc, libc_free};
 
 typedef struct loop {
@@ -151,19 +151,20 @@ typedef struct run_out {
     hist alloc, free;
 } run_out;
 
-/* The TLSF run also checks the heap while it is full and after the drain. */
-static __attribute__((noinline)) int run_tlsf(loop *s, uint64_t n, run_out *out, char *why,
-                                              size_t why_n)
+/* An rtm heap's run (TLSF or any other heap name) also checks the heap while
+ * it is full and after the drain. */
+static __attribute__((noinline)) int run_rtm(loop *s, uint64_t n, run_out *out, char *why,
+                                             size_t why_n)
 {
-    fill(&tlsf_ops, s);
-    out->loop_ticks = throughput(&tlsf_ops, s, n);
-    latency(&tlsf_ops, s, n, &out->alloc, &out->free);
+    fill(&rtm_ops, s);
+    out->loop_ticks = throughput(&rtm_ops, s, n);
+    latency(&rtm_ops, s, n, &out->alloc, &out->free);
     int ok = 1;
     if (rtm_heap_check(s->ctx) != 0) {
         snprintf(why, why_n, "rtm_heap_check failed with the slots full (errno %d)", errno);
         ok = 0;
     }
-    drain(&tlsf_ops, s);
+    drain(&rtm_ops, s);
     rtm_stats st = rtm_heap_stats(s->ctx);
     if (ok && (st.used_bytes != 0 || st.live_blocks != 0 || rtm_heap_check(s->ctx) != 0)) {
         snprintf(why, why_n, "after freeing everything: used_bytes %zu, live_blocks %zu, check %s",
@@ -238,9 +239,9 @@ static int child_fail(const random_opts *o, const char *why)
 
 int random_child(const random_opts *o)
 {
-    int is_tlsf = strcmp(o->child, "tlsf") == 0;
-    const peer *p = is_tlsf ? NULL : peer_find(o->child);
-    if (!is_tlsf && p == NULL)
+    const peer *p = peer_find(o->child);
+    int is_rtm = p == NULL && rtm_min_region(o->child) != 0; /* "tlsf", "pool:4096", ... */
+    if (!is_rtm && p == NULL)
         return child_fail(o, "unknown allocator");
     child_id id;
     id.valid = peer_verify(p, o->child_lib, id.why, sizeof id.why, id.from, sizeof id.from,
@@ -262,16 +263,16 @@ int random_child(const random_opts *o)
     int heap_ok = 1;
     char why[256] = "";
     void *mem = NULL;
-    if (is_tlsf) {
+    if (is_rtm) {
         region = random_region_bytes(o);
         mem = prefaulted_region(region);
-        s.ctx = mem != NULL ? rtm_heap_create("tlsf", mem, (size_t)region) : NULL;
+        s.ctx = mem != NULL ? rtm_heap_create(o->child, mem, (size_t)region) : NULL;
         if (s.ctx == NULL) {
             free(s.slot);
-            return child_fail(o, mem == NULL ? "cannot map the TLSF region"
-                                             : "rtm_heap_create(\"tlsf\") failed");
+            return child_fail(o, mem == NULL ? "cannot map the heap's region"
+                                             : "rtm_heap_create() failed");
         }
-        heap_ok = run_tlsf(&s, o->iterations, &out, why, sizeof why);
+        heap_ok = run_rtm(&s, o->iterations, &out, why, sizeof why);
     } else {
         run_libc(&s, o->iterations, &out);
     }

@@ -165,8 +165,8 @@ static void print_header(const random_bench *b)
            (unsigned long long)o->iterations, (unsigned long long)o->runs,
            (unsigned long long)o->seed);
     printf("clock: %s\n", b->clock_text);
-    printf("tlsf: rtm_heap_create(\"tlsf\") over a pre-faulted region of %llu bytes (%s, "
-           "whole pages)\n",
+    printf("rtm heaps (tlsf, ...): rtm_heap_create(name) over a pre-faulted region of %llu "
+           "bytes (%s, whole pages)\n",
            (unsigned long long)b->region, o->tlsf_region ? "--tlsf-region" : "slots x max x 2");
     printf("every allocated block's first byte is written, inside the timed alloc, for every "
            "allocator\n");
