@@ -1018,3 +1018,32 @@ void rig_print_result(const char *label, const rig_result *res)
            res->probe_grew, res->free_alls, res->max_live, res->peak_used, res->checks,
            res->stale_largest);
 }
+
+int rig_main(int argc, char **argv, const rig_suite *suite)
+{
+    rig_args args;
+    if (rig_parse_args(argc, argv, &args) != 0)
+        return 2;
+    int failures = 0, ran = 0;
+    for (size_t i = 0; i < suite->count; i++) {
+        rig_case_info c = suite->info(i);
+        if (args.band != NULL && strcmp(args.band, c.band) != 0)
+            continue;
+        if (args.case_index >= 0 && (size_t)args.case_index != i)
+            continue;
+        size_t steps = args.has_steps ? args.steps : c.steps;
+        unsigned seeds = args.has_seed ? 1u : c.seeds;
+        for (unsigned k = 0; k < seeds; k++) {
+            uint64_t seed =
+                args.has_seed ? args.seed : suite->seed_base + 1000u * (uint64_t)i + k + 1u;
+            failures += suite->run(i, seed, steps, argv[0], args.verbose) != 0;
+            ran++;
+        }
+    }
+    if (ran == 0) {
+        fprintf(stderr, "no case matched the selection\n");
+        return 2;
+    }
+    printf("%d run(s), %d failed\n", ran, failures);
+    return failures ? 1 : 0;
+}

@@ -141,6 +141,26 @@ typedef struct rig_args {
 /* Returns 0, or -1 after printing the usage for a bad command line. */
 int rig_parse_args(int argc, char **argv, rig_args *out);
 
+/* A model test program: a table of cases, each run with a few seeds. */
+typedef struct rig_case_info {
+    const char *band; /* ctest runs one band per entry (--band NAME) */
+    size_t steps;     /* default steps (--steps overrides)           */
+    unsigned seeds;   /* seeds per case (--seed runs just that one)  */
+} rig_case_info;
+
+typedef struct rig_suite {
+    size_t count;                        /* cases                            */
+    rig_case_info (*info)(size_t index); /* the case's band, steps, seeds    */
+    uint64_t seed_base;                  /* run k of case i: base+1000i+k+1  */
+    /* Runs one case with one seed; returns 0 when it passed. */
+    int (*run)(size_t index, uint64_t seed, size_t steps, const char *argv0, int verbose);
+} rig_suite;
+
+/* main() of a model test: parses the rig's arguments, runs the selected
+ * cases and seeds, prints "N run(s), F failed". Returns the exit status:
+ * 0 all passed, 1 a failure, 2 a usage error or an empty selection. */
+int rig_main(int argc, char **argv, const rig_suite *suite);
+
 /* One line summarising a result, for logs. */
 void rig_print_result(const char *label, const rig_result *res);
 

@@ -139,30 +139,14 @@ static int run_case(size_t index, uint64_t seed, size_t steps, const char *argv0
     return rc;
 }
 
+static rig_case_info case_info(size_t index)
+{
+    rig_case_info info = {cases[index].band, cases[index].steps, cases[index].seeds};
+    return info;
+}
+
 int main(int argc, char **argv)
 {
-    rig_args args;
-    if (rig_parse_args(argc, argv, &args) != 0)
-        return 2;
-    int failures = 0, ran = 0;
-    for (size_t i = 0; i < CASE_COUNT; i++) {
-        const model_case *c = &cases[i];
-        if (args.band != NULL && strcmp(args.band, c->band) != 0)
-            continue;
-        if (args.case_index >= 0 && (size_t)args.case_index != i)
-            continue;
-        size_t steps = args.has_steps ? args.steps : c->steps;
-        unsigned seeds = args.has_seed ? 1u : c->seeds;
-        for (unsigned k = 0; k < seeds; k++) {
-            uint64_t seed = args.has_seed ? args.seed : 7000u + 1000u * (uint64_t)i + k + 1u;
-            failures += run_case(i, seed, steps, argv[0], args.verbose);
-            ran++;
-        }
-    }
-    if (ran == 0) {
-        fprintf(stderr, "no case matched the selection\n");
-        return 2;
-    }
-    printf("%d run(s), %d failed\n", ran, failures);
-    return failures ? EXIT_FAILURE : EXIT_SUCCESS;
+    static const rig_suite suite = {CASE_COUNT, case_info, 7000u, run_case};
+    return rig_main(argc, argv, &suite);
 }
