@@ -3,8 +3,8 @@
 #
 # Runs the benchmark program's two default profiles and writes a report
 # folder BUILD_DIR/report/:
-#   random.txt, random.json      rtmem-bench random (TLSF vs malloc peers)
-#   memcheck.txt, memcheck.json  rtmem-bench memcheck --algorithm tlsf
+#   random.txt, random.json      rtmem bench random (TLSF vs malloc peers)
+#   memcheck.txt, memcheck.json  rtmem memcheck --algorithm tlsf
 #   REPORT.md                    the key tables and PASS/FAIL lines together
 # `make bench` calls it after building. A failing command is still reported;
 # the script then exits non-zero. BENCH_QUICK=1 runs the short CI profiles
@@ -12,7 +12,7 @@
 set -uo pipefail
 
 build=${1:?usage: scripts/bench.sh BUILD_DIR}
-exe=$build/rtmem-bench
+exe=$build/rtmem
 if [ ! -x "$exe" ]; then
   echo "bench: $exe not found; build first (make build)" >&2
   exit 1
@@ -23,7 +23,7 @@ quick=
 [ "${BENCH_QUICK:-0}" = 1 ] && quick=1
 status=0
 
-# run NAME ARGS...: runs rtmem-bench, output to NAME.txt (and the terminal),
+# run NAME ARGS...: runs rtmem, output to NAME.txt (and the terminal),
 # records the exit status and the elapsed time.
 run() {
   local name=$1
@@ -35,7 +35,7 @@ run() {
   [ "$rc" -eq 0 ] || status=1
 }
 
-run random random
+run random bench random
 run memcheck memcheck --algorithm tlsf
 
 commit=$(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
@@ -48,8 +48,8 @@ cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
   echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
   echo "- commit: $commit$dirty"
   echo "- machine: ${cpu:-unknown CPU}, $(nproc) CPUs, Linux $(uname -r)"
-  echo "- commands (in the build folder): \`rtmem-bench random${quick:+ --quick}\` (exit $random_rc, ${random_secs} s),"
-  echo "  \`rtmem-bench memcheck --algorithm tlsf${quick:+ --quick}\` (exit $memcheck_rc, ${memcheck_secs} s)"
+  echo "- commands (in the build folder): \`rtmem bench random${quick:+ --quick}\` (exit $random_rc, ${random_secs} s),"
+  echo "  \`rtmem memcheck --algorithm tlsf${quick:+ --quick}\` (exit $memcheck_rc, ${memcheck_secs} s)"
   echo "- files: random.txt, random.json, memcheck.txt, memcheck.json"
   echo
   echo "## Speed: seed 003's random-replace loop"

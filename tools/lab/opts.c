@@ -15,7 +15,7 @@
 void opts_error(const char *cmd, const char *fmt, ...)
 {
     va_list ap;
-    fprintf(stderr, "rtmem-bench %s: ", cmd);
+    fprintf(stderr, "rtmem %s: ", cmd);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);

@@ -1,5 +1,5 @@
 /*
- * random.c -- `rtmem-bench random`: options, and the parent's schedule of
+ * random.c -- `rtmem bench random`: options, and the parent's schedule of
  * child processes (random.h says why every run is a child).
  *
  * Rounds are interleaved: round 1 of every allocator, then round 2 of every
@@ -33,7 +33,7 @@ extern char **environ;
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: rtmem-bench random [options]\n"
+            "usage: rtmem bench random [options]\n"
             "\n"
             "Seed 003's random-replace loop: fill SLOTS blocks, then each iteration frees a\n"
             "random slot's block and allocates a random size in [MIN, MAX) into it. TLSF runs\n"
@@ -77,23 +77,23 @@ static uint64_t default_seed(void)
 static int validate(const random_opts *o)
 {
     if (o->slots == 0 || o->slots > UINT32_MAX) {
-        opts_error("random", "--slots must be in [1, %u]", UINT32_MAX);
+        opts_error("bench random", "--slots must be in [1, %u]", UINT32_MAX);
         return -1;
     }
     if (o->iterations == 0 || o->runs == 0) {
-        opts_error("random", "--iterations and --runs must be at least 1");
+        opts_error("bench random", "--iterations and --runs must be at least 1");
         return -1;
     }
     if (o->min == 0 || o->min >= o->max || o->max > UINT32_MAX) {
-        opts_error("random", "need 1 <= --min < --max <= %u", UINT32_MAX);
+        opts_error("bench random", "need 1 <= --min < --max <= %u", UINT32_MAX);
         return -1;
     }
     if (o->slots > UINT64_MAX / 2u / o->max) {
-        opts_error("random", "--slots x --max is too large");
+        opts_error("bench random", "--slots x --max is too large");
         return -1;
     }
     if (strcmp(o->clock, "tsc") != 0 && strcmp(o->clock, "monotonic") != 0) {
-        opts_error("random", "--clock must be tsc or monotonic");
+        opts_error("bench random", "--clock must be tsc or monotonic");
         return -1;
     }
     return 0;
@@ -111,13 +111,13 @@ static size_t parse_allocators(const char *list, alloc_row *rows)
         const peer *pe = peer_find(name);
         /* Not a malloc peer: any heap rtm_heap_create() accepts ("pool:4096"). */
         if (pe == NULL && rtm_min_region(name) == 0) {
-            opts_error("random", "unknown allocator '%s' (known: %s, or any rtm heap name)", name,
-                       DEFAULT_ALLOCATORS);
+            opts_error("bench random", "unknown allocator '%s' (known: %s, or any rtm heap name)",
+                       name, DEFAULT_ALLOCATORS);
             return 0;
         }
         for (size_t i = 0; i < n; i++)
             if (strcmp(rows[i].name, name) == 0) {
-                opts_error("random", "allocator '%s' given twice", name);
+                opts_error("bench random", "allocator '%s' given twice", name);
                 return 0;
             }
         if (n == MAX_ALLOCATORS)
@@ -132,7 +132,7 @@ static size_t parse_allocators(const char *list, alloc_row *rows)
             p++;
     }
     if (n == 0)
-        opts_error("random", "--allocators is empty");
+        opts_error("bench random", "--allocators is empty");
     return n;
 }
 
@@ -159,7 +159,7 @@ static char **child_env(const char *preload)
 }
 
 /* Room for every option the parent passes: 11 valued options (22 words),
- * "rtmem-bench random" and the terminating NULL. */
+ * "rtmem bench random" and the terminating NULL. */
 typedef struct child_args {
     char buf[12][64];
     char *argv[32];
@@ -169,7 +169,8 @@ static void child_argv(const random_bench *b, const alloc_row *row, uint64_t see
 {
     const random_opts *o = b->o;
     size_t n = 0, k = 0;
-    a->argv[n++] = "rtmem-bench";
+    a->argv[n++] = "rtmem";
+    a->argv[n++] = "bench";
     a->argv[n++] = "random";
 #define ARG(name, fmt, val)                                                                        \
     do {                                                                                           \
@@ -194,7 +195,7 @@ static void child_argv(const random_bench *b, const alloc_row *row, uint64_t see
         a->argv[n++] = (char *)row->lib;
     }
     a->argv[n] = NULL;
-    _Static_assert(sizeof a->argv / sizeof a->argv[0] >= 2 + 2 * 11 + 1, "child argv too small");
+    _Static_assert(sizeof a->argv / sizeof a->argv[0] >= 3 + 2 * 11 + 1, "child argv too small");
 }
 
 /* Reads the child's whole stdout into out (NUL-terminated, truncated). */
@@ -330,7 +331,7 @@ static int run_parent(random_opts *o, alloc_row *rows, size_t nrows)
     random_print(&b);
     int rc = 0;
     if (o->json != NULL && random_write_json(&b, o->json) != 0) {
-        fprintf(stderr, "rtmem-bench random: cannot write %s: %s\n", o->json, strerror(errno));
+        fprintf(stderr, "rtmem random: cannot write %s: %s\n", o->json, strerror(errno));
         rc = 1;
     }
     for (size_t i = 0; i < b.nrows; i++) {

@@ -1,5 +1,5 @@
 /*
- * memcheck.h -- `rtmem-bench memcheck`: the Xenomai smokey memcheck method
+ * memcheck.h -- `rtmem memcheck`: the Xenomai smokey memcheck method
  * (/work/shared/specs/memcheck.md, seed 000) re-implemented over rtm heaps.
  * Shared by the driver (memcheck.c), one run (memcheck_run.c), the
  * arithmetic reference (memcheck_ideal.c) and the report (memcheck_report.c).

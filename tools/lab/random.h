@@ -1,5 +1,5 @@
 /*
- * random.h -- `rtmem-bench random`: seed 003's random-replace benchmark, the
+ * random.h -- `rtmem random`: seed 003's random-replace benchmark, the
  * pieces shared by the parent (random.c, random_report.c) and the child
  * (random_child.c).
  *

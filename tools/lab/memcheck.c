@@ -1,5 +1,5 @@
 /*
- * memcheck.c -- `rtmem-bench memcheck`: options, arena sizing, and the
+ * memcheck.c -- `rtmem memcheck`: options, arena sizing, and the
  * sequence of the method (memcheck.md), phase by phase, in Xenomai's order:
  *
  *   power-of-two phase: heap sizes 8 KiB doubling while < seq_heap_size;
@@ -42,7 +42,7 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: rtmem-bench memcheck [options]\n"
+            "usage: rtmem memcheck [options]\n"
             "\n"
             "The Xenomai smokey memcheck method over rtm heaps: power-of-two phase\n"
             "(plain, HOT, SHUFFLE, HOT+SHUFFLE), random phase, pattern phase; rows and\n"
@@ -346,7 +346,7 @@ int memcheck_main(int argc, char **argv)
         return rc;
     static mc_ctx c;
     if (ctx_init(&c, &p) != 0) {
-        fprintf(stderr, "rtmem-bench memcheck: cannot map the buffers: %s\n", strerror(errno));
+        fprintf(stderr, "rtmem memcheck: cannot map the buffers: %s\n", strerror(errno));
         return 1;
     }
     char setup[512], clock_note[256];
@@ -379,7 +379,7 @@ int memcheck_main(int argc, char **argv)
     rc = c.nfailures == 0 ? 0 : 1;
     if (p.json != NULL &&
         mc_write_json(&c, &pow2, &rnd, pattern_ok, pat.runs, setup, (double)cost) != 0) {
-        fprintf(stderr, "rtmem-bench memcheck: cannot write %s: %s\n", p.json, strerror(errno));
+        fprintf(stderr, "rtmem memcheck: cannot write %s: %s\n", p.json, strerror(errno));
         rc = 1;
     }
     free(pow2.rows);

@@ -1,5 +1,5 @@
 /*
- * random_report.c -- what `rtmem-bench random` prints and writes: per
+ * random_report.c -- what `rtmem bench random` prints and writes: per
  * allocator the minimum, median and spread of ns per free+alloc pair over
  * the interleaved rounds, per-op latency percentiles, the TLSF ratios and the
  * verdict on the speed target.
@@ -158,7 +158,7 @@ static const char *verdict(const random_bench *b, int use_min, char *detail, siz
 static void print_header(const random_bench *b)
 {
     const random_opts *o = b->o;
-    printf("== rtmem-bench random: seed 003's random-replace loop\n");
+    printf("== rtmem bench random: seed 003's random-replace loop\n");
     printf("slots %llu, sizes [%llu, %llu) bytes, %llu iterations per pass, %llu interleaved "
            "rounds, seed %llu (round r uses seed+r-1)\n",
            (unsigned long long)o->slots, (unsigned long long)o->min, (unsigned long long)o->max,
@@ -410,7 +410,7 @@ int random_write_json(const random_bench *b, const char *path)
     json j;
     if (json_open(&j, path) != 0)
         return -1;
-    json_str(&j, "tool", "rtmem-bench");
+    json_str(&j, "tool", "rtmem");
     json_str(&j, "command", "random");
     json_u64(&j, "schema", 1);
     json_params(&j, b);

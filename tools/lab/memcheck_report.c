@@ -455,7 +455,7 @@ int mc_write_json(const mc_ctx *c, const mc_phase *pow2, const mc_phase *rnd, in
     json j;
     if (json_open(&j, c->p->json) != 0)
         return -1;
-    json_str(&j, "tool", "rtmem-bench");
+    json_str(&j, "tool", "rtmem");
     json_str(&j, "command", "memcheck");
     json_u64(&j, "schema", 1);
     json_setup(&j, c, setup_note, clock_ns);

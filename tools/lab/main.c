@@ -1,0 +1,102 @@
+/*
+ * main.c -- `rtmem`, the measurement lab: the command table and the
+ * top-level usage. Each command lives in its own files (commands.h); this
+ * file only maps "rtmem <command> [<subcommand>] [options]" onto them.
+ *
+ * "bench" groups the two speed benchmarks (random, threads) the way the
+ * seeds name them; the other commands stand alone.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+typedef struct command {
+    const char *group; /* "bench" or NULL */
+    const char *name;
+    const char *label; /* argv[0] the command sees: "bench random" */
+    int (*run)(int argc, char **argv);
+    const char *what;
+} command;
+
+static const command commands[] = {
+    {NULL, "memcheck", "memcheck", memcheck_main,
+     "the Xenomai smokey memcheck method over rtm heaps (times, overhead,\n"
+     "                  fragmentation beside the published figures)"},
+    {"bench", "random", "bench random", random_main,
+     "seed 003's random-replace loop, rtm heaps vs glibc, mimalloc,\n"
+     "                  jemalloc, tcmalloc (per-op percentiles, --sweep curves)"},
+    {"bench", "threads", "bench threads", threads_main,
+     "seed 002's multi-thread benchmark and a producer/consumer run,\n"
+     "                  malloc peers by LD_PRELOAD and locked rtm heaps"},
+    {NULL, "limits", "limits", limits_main,
+     "seed 001's probes: the largest block each allocator gives, and\n"
+     "                  cycles per allocation by size"},
+    {NULL, "wcet", "wcet", wcet_main,
+     "exact instructions per alloc and free by ptrace single-stepping\n"
+     "                  (runs rtmem-wcet, built beside rtmem)"},
+    {NULL, "latency", "latency", latency_main,
+     "seed 004's bmCtx* context-switch tests and the locked heap's\n"
+     "                  priority-inheritance handover, under SCHED_FIFO"},
+};
+#define NCOMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rtmem <command> [options]\n\ncommands:\n");
+    for (size_t i = 0; i < NCOMMANDS; i++)
+        fprintf(f, "  %-15s %s\n", commands[i].label, commands[i].what);
+    fprintf(f, "\n"
+               "rtmem <command> --help describes each command's options. Every command\n"
+               "prints aligned tables and writes --json FILE (schema: docs/RESULTS.md).\n"
+               "Exit status: 0 when the measurement ran (a FAILed target included), 1 when\n"
+               "the method failed, 2 for misuse.\n");
+}
+
+static int is_help(const char *a)
+{
+    return strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0 || strcmp(a, "help") == 0;
+}
+
+/* Runs commands[i] with argv[at] renamed to its label (opts.c prints it). */
+static int run(size_t i, int argc, char **argv, int at)
+{
+    argv[at] = (char *)commands[i].label;
+    return commands[i].run(argc - at, argv + at);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (is_help(cmd)) {
+        usage(stdout);
+        return 0;
+    }
+    int group_known = 0;
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        const command *c = &commands[i];
+        if (c->group == NULL && strcmp(cmd, c->name) == 0)
+            return run(i, argc, argv, 1);
+        if (c->group != NULL && strcmp(cmd, c->group) == 0) {
+            group_known = 1;
+            if (argc >= 3 && strcmp(argv[2], c->name) == 0)
+                return run(i, argc, argv, 2);
+        }
+    }
+    if (group_known && argc >= 3 && is_help(argv[2])) {
+        usage(stdout);
+        return 0;
+    }
+    if (group_known)
+        fprintf(stderr, "rtmem %s: %s\n", cmd,
+                argc >= 3 ? "unknown benchmark (random or threads)"
+                          : "which benchmark? (random or threads)");
+    else
+        fprintf(stderr, "rtmem: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+}
