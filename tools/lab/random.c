@@ -22,9 +22,8 @@
 #include "clock.h"
 #include "opts.h"
 #include "random.h"
+#include "spawn.h"
 #include "rtmem.h"
-
-extern char **environ;
 
 #define DEFAULT_ALLOCATORS "tlsf,glibc,mimalloc,jemalloc,tcmalloc"
 #define MAX_ALLOCATORS     8
@@ -136,28 +135,6 @@ static size_t parse_allocators(const char *list, alloc_row *rows)
     return n;
 }
 
-/* The child's environment: ours without LD_PRELOAD, plus the peer's. */
-static char **child_env(const char *preload)
-{
-    size_t n = 0;
-    while (environ[n] != NULL)
-        n++;
-    char **env = calloc(n + 2, sizeof *env);
-    if (env == NULL)
-        return NULL;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (strncmp(environ[i], "LD_PRELOAD=", 11) != 0)
-            env[k++] = environ[i];
-    static char var[PATH_MAX + 16];
-    if (preload != NULL && preload[0] != '\0') {
-        snprintf(var, sizeof var, "LD_PRELOAD=%s", preload);
-        env[k++] = var;
-    }
-    env[k] = NULL;
-    return env;
-}
-
 /* Room for every option the parent passes: 11 valued options (22 words),
  * "rtmem bench random" and the terminating NULL. */
 typedef struct child_args {
@@ -198,24 +175,6 @@ static void child_argv(const random_bench *b, const alloc_row *row, uint64_t see
     _Static_assert(sizeof a->argv / sizeof a->argv[0] >= 3 + 2 * 11 + 1, "child argv too small");
 }
 
-/* Reads the child's whole stdout into out (NUL-terminated, truncated). */
-static void read_all(int fd, char *out, size_t n)
-{
-    size_t len = 0;
-    for (;;) {
-        char tmp[4096];
-        ssize_t got = read(fd, tmp, sizeof tmp);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            break;
-        size_t take = (size_t)got < n - 1 - len ? (size_t)got : n - 1 - len;
-        memcpy(out + len, tmp, take);
-        len += take;
-    }
-    out[len] = '\0';
-}
-
 /* Spawns one child run and fills r. Never fails: errors go into r. */
 static void run_child(const random_bench *b, const alloc_row *row, uint64_t seed, random_result *r)
 {
@@ -223,44 +182,21 @@ static void run_child(const random_bench *b, const alloc_row *row, uint64_t seed
     static char out[CHILD_OUT_MAX];
     child_argv(b, row, seed, &a);
     memset(r, 0, sizeof *r);
-    int fds[2];
-    char **env = child_env(row->lib);
-    if (env == NULL || pipe(fds) != 0) {
-        snprintf(r->why, sizeof r->why, "cannot set up the child: %s", strerror(errno));
-        free(env);
+    spawn_result sp;
+    lab_spawn(a.argv, row->lib, out, sizeof out, &sp);
+    if (!sp.ran) {
+        snprintf(r->why, sizeof r->why, "%s", sp.why);
         return;
     }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    posix_spawn_file_actions_addclose(&fa, fds[1]);
-    fflush(NULL);
-    pid_t pid;
-    int err = posix_spawn(&pid, "/proc/self/exe", &fa, NULL, a.argv, env);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    free(env);
-    if (err != 0) {
-        close(fds[0]);
-        snprintf(r->why, sizeof r->why, "cannot run /proc/self/exe: %s", strerror(err));
-        return;
-    }
-    read_all(fds[0], out, sizeof out);
-    close(fds[0]);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
     int parsed = random_parse_result(out, r) == 0;
-    if (WIFSIGNALED(status)) {
+    if (sp.signal != 0) {
         r->ok = 0;
-        snprintf(r->why, sizeof r->why, "child killed by signal %d (%s)", WTERMSIG(status),
-                 strsignal(WTERMSIG(status)));
-    } else if (!parsed || WEXITSTATUS(status) != 0) {
+        snprintf(r->why, sizeof r->why, "%s", sp.why);
+    } else if (!parsed || sp.exit_status != 0) {
         char why[sizeof r->why];
         memcpy(why, r->why, sizeof why);
         r->ok = 0;
-        snprintf(r->why, sizeof r->why, "child exit status %d%s%.700s", WEXITSTATUS(status),
+        snprintf(r->why, sizeof r->why, "child exit status %d%s%.700s", sp.exit_status,
                  why[0] ? ": " : " without a result line", why);
     }
 }
