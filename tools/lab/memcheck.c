@@ -14,13 +14,10 @@
  * check) is listed with its reason and the sequence goes on, so one report
  * shows every failure; the exit status is then 1.
  *
- * Arena sizing: memcheck.md wants a heap that offers heap_size usable bytes
- * and not much more, or OVRH% would be flattered. The arena is the smallest
- * region (multiple of 8) whose fresh heap reports largest_free >= heap_size,
- * found by galloping up from heap_size and bisecting. The search starts at
- * heap_size rather than heap_size + rtm_min_region(): the minimum region
- * includes a minimum block and alignment slack, so starting there would skip
- * the smallest answers.
+ * Which heap each run gets, over how large an arena: memcheck_heap.c.
+ * --all runs the whole sequence once per algorithm, each with the same seed
+ * (so every heap sees the same block sizes and shuffles), and ends with one
+ * table of every heap's overall figures beside the published ones.
  */
 #include <errno.h>
 #include <sched.h>
@@ -32,6 +29,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "machine.h"
 #include "memcheck.h"
 #include "opts.h"
 #include "rt.h"
@@ -47,12 +45,16 @@ static void usage(FILE *f)
             "The Xenomai smokey memcheck method over rtm heaps: power-of-two phase\n"
             "(plain, HOT, SHUFFLE, HOT+SHUFFLE), random phase, pattern phase; rows and\n"
             "'overall' blocks in seed 000's layout, the published Xenomai figures beside\n"
-            "ours, and the issue's overhead/fragmentation targets as PASS/FAIL.\n"
+            "ours, and the issue's overhead/fragmentation targets (TLSF's) as PASS/FAIL.\n"
+            "Each heap's arena offers HEAPSZ usable bytes (memcheck_heap.c says how).\n"
             "\n"
-            "  --algorithm NAME        heap as rtm_heap_create() names it (default tlsf); the\n"
-            "                          arena sizing (smallest region whose largest_free >=\n"
-            "                          HEAPSZ) suits general-purpose heaps such as tlsf:\n"
-            "                          pool, buddy and halffit runs fail its method checks\n"
+            "  --algorithm NAME        one heap: any name rtm_algorithms() lists, with its\n"
+            "                          parameter if any (tlsf, pool, buddy:4096, halffit, slab,\n"
+            "                          heapmem), or pshared (TLSF in POSIX shared memory behind\n"
+            "                          its robust PI mutex); default tlsf. \"pool\" alone gets a\n"
+            "                          pool of each run's block size\n"
+            "  --all                   every rtm algorithm and pshared, one after the other with\n"
+            "                          the same seed, then one table of all of them\n"
             "  --seq-heap-size SIZE    heaps 8k doubling while below SIZE (default 2048k)\n"
             "  --random-rounds N       runs per heap size and variant (default 1024)\n"
             "  --pattern-heap-size SIZE  heap of the pattern phase (default 128k)\n"
@@ -62,67 +64,8 @@ static void usage(FILE *f)
             "  --cpu N                 CPU to pin to (default: the last one allowed)\n"
             "  --no-rt                 skip mlockall, SCHED_FIFO and pinning\n"
             "  --quick                 short profile: 64k, 16 rounds, 32k pattern heap, 8 rounds\n"
-            "  --json FILE             also write the results as JSON (tools/bench/README.md)\n"
+            "  --json FILE             also write the results as JSON (docs/RESULTS.md)\n"
             "  --help                  this text\n");
-}
-
-/* --- arena sizing ---------------------------------------------------------- */
-
-/* Whether a fresh heap over `region` bytes offers heap_size; *usable gets
- * its largest_free (0 when the heap cannot be created). */
-static int region_gives(mc_ctx *c, size_t region, size_t heap_size, size_t *usable)
-{
-    rtm_heap *h = rtm_heap_create(c->p->algorithm, c->buf, region);
-    *usable = 0;
-    if (h == NULL)
-        return 0;
-    *usable = rtm_heap_stats(h).largest_free;
-    rtm_heap_destroy(h);
-    return *usable >= heap_size;
-}
-
-/* Smallest multiple of 8 in (lo, hi] that gives heap_size; hi gives it. */
-static size_t bisect(mc_ctx *c, size_t lo, size_t hi, size_t heap_size)
-{
-    size_t usable;
-    while (hi - lo > 8) {
-        size_t mid = lo + ((hi - lo) / 2 & ~(size_t)7);
-        if (region_gives(c, mid, heap_size, &usable))
-            hi = mid;
-        else
-            lo = mid;
-    }
-    return hi;
-}
-
-const mc_arena *mc_arena_for(mc_ctx *c, size_t heap_size)
-{
-    for (size_t i = 0; i < c->narenas; i++)
-        if (c->arenas[i].heap_size == heap_size)
-            return &c->arenas[i];
-    if (c->narenas == sizeof c->arenas / sizeof c->arenas[0]) {
-        snprintf(c->why, sizeof c->why, "too many heap sizes");
-        return NULL;
-    }
-    size_t region = (heap_size + 7u) & ~(size_t)7, step = 8, failed = 0, usable;
-    while (!region_gives(c, region, heap_size, &usable)) {
-        failed = region;
-        region += step;
-        step *= 2;
-        if (region > c->buf_size) {
-            snprintf(c->why, sizeof c->why, "no region up to %zu bytes offers %zu usable bytes",
-                     c->buf_size, heap_size);
-            return NULL;
-        }
-    }
-    if (failed != 0)
-        region = bisect(c, failed, region, heap_size);
-    region_gives(c, region, heap_size, &usable);
-    mc_arena *a = &c->arenas[c->narenas++];
-    a->heap_size = heap_size;
-    a->arena = region;
-    a->usable = usable;
-    return a;
 }
 
 /* --- phases ------------------------------------------------------------------ */
@@ -240,21 +183,22 @@ static int ctx_init(mc_ctx *c, const mc_params *p)
     c->chunks = prefaulted(largest * sizeof *c->chunks);
     c->ideal_order = prefaulted(largest * sizeof *c->ideal_order);
     c->ideal_map = prefaulted(largest);
-    rng_seed(&c->rng, p->seed);
-    rng_seed(&c->ideal_rng, p->seed ^ UINT64_C(0x1DEA1));
     rtm_set_error_handler(on_misuse, c);
     return c->buf && c->chunks && c->ideal_order && c->ideal_map ? 0 : -1;
 }
 
 /* Known = the library accepts the name, with its parameter if any
  * ("pool:64"): rtm_min_region() validates both as rtm_heap_create() does. */
-static int algorithm_known(const char *name) { return rtm_min_region(name) != 0; }
+static int algorithm_known(const char *name)
+{
+    return rtm_min_region(name) != 0 || mc_is_pshared(name);
+}
 
 static int validate(const mc_params *p)
 {
-    if (!algorithm_known(p->algorithm)) {
-        opts_error("memcheck",
-                   "unknown algorithm or parameter '%s'; rtm_algorithms():", p->algorithm);
+    if (!p->all && !algorithm_known(p->algorithm)) {
+        opts_error("memcheck", "unknown algorithm or parameter '%s'; rtm_algorithms() and pshared:",
+                   p->algorithm);
         for (const char *const *a = rtm_algorithms(); *a != NULL; a++)
             fprintf(stderr, "  %s\n", *a);
         return -1;
@@ -283,6 +227,7 @@ static int parse(int argc, char **argv, mc_params *p)
 {
     opt_spec specs[] = {
         {"algorithm", OPT_STR, &p->algorithm, 0},
+        {"all", OPT_FLAG, &p->all, 0},
         {"seq-heap-size", OPT_SIZE, &p->seq_heap_size, 0},
         {"random-rounds", OPT_U64, &p->random_rounds, 0},
         {"pattern-heap-size", OPT_SIZE, &p->pattern_heap_size, 0},
@@ -314,6 +259,11 @@ static int parse(int argc, char **argv, mc_params *p)
         if (!opts_given(specs, n, "pattern-rounds"))
             p->pattern_rounds = 8;
     }
+    if (p->all && opts_given(specs, n, "algorithm")) {
+        opts_error("memcheck", "--all and --algorithm exclude each other");
+        usage(stderr);
+        return 2;
+    }
     if (!opts_given(specs, n, "seed"))
         p->seed = (uint64_t)time(NULL) * UINT64_C(1000003) ^ (uint64_t)getpid();
     if (validate(p) != 0) {
@@ -331,16 +281,79 @@ static void print_start(const mc_params *p, const char *setup, const char *clock
     printf("     random_alloc_rounds=%llu\n", (unsigned long long)p->random_rounds);
     printf("     pattern_heap_size=%lluk\n", (unsigned long long)p->pattern_heap_size / 1024);
     printf("     pattern_check_rounds=%llu\n", (unsigned long long)p->pattern_rounds);
-    printf("     algorithm=%s seed=%llu%s\n", p->algorithm, (unsigned long long)p->seed,
-           p->quick ? " (quick profile)" : "");
+    printf("     algorithm=%s seed=%llu%s\n", p->all ? "all" : p->algorithm,
+           (unsigned long long)p->seed, p->quick ? " (quick profile)" : "");
+    machine m;
+    machine_describe(&m);
+    machine_print(stdout, &m);
     printf("%s\n%s\n", setup, clock_note);
 }
 
 static double seconds_since(uint64_t t0) { return (double)(mono_ns() - t0) / 1e9; }
 
+/* Puts the context in its fresh state for `algorithm`: no cached arenas, no
+ * failures, the generators at the seed (every heap sees the same runs). */
+static void ctx_start(mc_ctx *c, const char *algorithm)
+{
+    c->algorithm = algorithm;
+    c->narenas = 0;
+    c->failures = NULL;
+    c->nfailures = 0;
+    c->misuse = 0;
+    rng_seed(&c->rng, c->p->seed);
+    rng_seed(&c->ideal_rng, c->p->seed ^ UINT64_C(0x1DEA1));
+}
+
+/* The whole sequence over one algorithm, printed as it goes. */
+static void run_algorithm(mc_ctx *c, const char *algorithm, mc_result *r, const char *setup,
+                          const char *clock_note)
+{
+    ctx_start(c, algorithm);
+    memset(r, 0, sizeof *r);
+    r->algorithm = algorithm;
+    r->pow2.title = "SEQUENTIAL ALLOC->FREE, ^2 BLOCK SIZES";
+    r->rnd.title = "SEQUENTIAL ALLOC->FREE, RANDOM BLOCK SIZES";
+    mc_phase pat = {"PATTERN CHECK", NULL, 0, 0, 0, 0};
+    uint64_t t0 = mono_ns();
+    pow2_phase(c, &r->pow2);
+    fprintf(stderr, "memcheck %s: pow2 phase, %zu runs, %.1f s\n", algorithm, r->pow2.runs,
+            seconds_since(t0));
+    mc_print_phase(&r->pow2, algorithm, c->p->max_results);
+    t0 = mono_ns();
+    random_phase(c, &r->rnd);
+    fprintf(stderr, "memcheck %s: random phase, %zu runs, %.1f s\n", algorithm, r->rnd.runs,
+            seconds_since(t0));
+    mc_print_phase(&r->rnd, algorithm, c->p->max_results);
+    t0 = mono_ns();
+    pattern_phase(c, &pat);
+    fprintf(stderr, "memcheck %s: pattern phase, %zu runs, %.1f s\n", algorithm, pat.runs,
+            seconds_since(t0));
+    r->pattern_ok = pat.failed == 0;
+    r->pattern_runs = pat.runs;
+    memcpy(r->arenas, c->arenas, sizeof r->arenas);
+    r->narenas = c->narenas;
+    r->failures = c->failures;
+    r->nfailures = c->nfailures;
+    mc_print_summary(c->p, r, setup, clock_note);
+}
+
+/* The algorithms to run: one, or every rtm algorithm and pshared (--all). */
+static size_t algorithm_list(const mc_params *p, const char **out, size_t max)
+{
+    if (!p->all) {
+        out[0] = p->algorithm;
+        return 1;
+    }
+    size_t n = 0;
+    for (const char *const *a = rtm_algorithms(); *a != NULL && n < max - 1; a++)
+        out[n++] = *a;
+    out[n++] = "pshared";
+    return n;
+}
+
 int memcheck_main(int argc, char **argv)
 {
-    mc_params p = {"tlsf", 2048u << 10, 1024, 128u << 10, 128, 4, 0, 0, 0, -1, NULL};
+    mc_params p = {"tlsf", 0, 2048u << 10, 1024, 128u << 10, 128, 4, 0, 0, 0, -1, NULL};
     int rc = parse(argc, argv, &p);
     if (rc >= 0)
         return rc;
@@ -359,30 +372,27 @@ int memcheck_main(int argc, char **argv)
              (unsigned long long)cost, (unsigned long long)cost_min);
     print_start(&p, setup, clock_note);
 
-    mc_phase pow2 = {"SEQUENTIAL ALLOC->FREE, ^2 BLOCK SIZES", NULL, 0, 0, 0, 0};
-    mc_phase rnd = {"SEQUENTIAL ALLOC->FREE, RANDOM BLOCK SIZES", NULL, 0, 0, 0, 0};
-    mc_phase pat = {"PATTERN CHECK", NULL, 0, 0, 0, 0};
-    uint64_t t0 = mono_ns();
-    pow2_phase(&c, &pow2);
-    fprintf(stderr, "memcheck: pow2 phase, %zu runs, %.1f s\n", pow2.runs, seconds_since(t0));
-    mc_print_phase(&pow2, p.algorithm, p.max_results);
-    t0 = mono_ns();
-    random_phase(&c, &rnd);
-    fprintf(stderr, "memcheck: random phase, %zu runs, %.1f s\n", rnd.runs, seconds_since(t0));
-    mc_print_phase(&rnd, p.algorithm, p.max_results);
-    t0 = mono_ns();
-    pattern_phase(&c, &pat);
-    fprintf(stderr, "memcheck: pattern phase, %zu runs, %.1f s\n", pat.runs, seconds_since(t0));
-    int pattern_ok = pat.failed == 0;
-
-    mc_print_summary(&c, &pow2, &rnd, pattern_ok, pat.runs, setup, clock_note);
-    rc = c.nfailures == 0 ? 0 : 1;
-    if (p.json != NULL &&
-        mc_write_json(&c, &pow2, &rnd, pattern_ok, pat.runs, setup, (double)cost) != 0) {
+    const char *names[16];
+    size_t n = algorithm_list(&p, names, sizeof names / sizeof names[0]);
+    static mc_result results[16];
+    rc = 0;
+    for (size_t i = 0; i < n; i++) {
+        run_algorithm(&c, names[i], &results[i], setup, clock_note);
+        if (results[i].nfailures != 0 || !results[i].pattern_ok)
+            rc = 1;
+    }
+    if (n > 1)
+        mc_print_all(results, n);
+    if (p.json != NULL && mc_write_json(&p, results, n, setup, (double)cost) != 0) {
         fprintf(stderr, "rtmem memcheck: cannot write %s: %s\n", p.json, strerror(errno));
         rc = 1;
     }
-    free(pow2.rows);
-    free(rnd.rows);
+    for (size_t i = 0; i < n; i++) {
+        free(results[i].pow2.rows);
+        free(results[i].rnd.rows);
+        for (size_t k = 0; k < results[i].nfailures; k++)
+            free(results[i].failures[k]);
+        free(results[i].failures);
+    }
     return rc;
 }

@@ -24,7 +24,8 @@
 #define MC_HOT     8
 
 typedef struct mc_params {
-    const char *algorithm;
+    const char *algorithm; /* one name, or "all" (--all) */
+    int all;
     uint64_t seq_heap_size, random_rounds, pattern_heap_size, pattern_rounds;
     int64_t max_results; /* rows per sorted view; -1: every row by heap size */
     uint64_t seed;
@@ -44,8 +45,8 @@ typedef struct mc_row {
     double ideal_overhead, ideal_frag; /* the arithmetic limit, same run */
 } mc_row;
 
-/* The arena that gives a heap size: smallest region whose fresh heap offers
- * largest_free >= heap_size. */
+/* The arena that gives a heap size (memcheck_heap.c says how it is chosen):
+ * usable is the fresh heap's free_bytes over it. */
 typedef struct mc_arena {
     size_t heap_size, arena, usable;
 } mc_arena;
@@ -57,9 +58,24 @@ typedef struct mc_phase {
     size_t runs, failed; /* failed runs are not in rows */
 } mc_phase;
 
+/* Everything one algorithm's sequence produced, kept for the final table
+ * and the JSON. */
+typedef struct mc_result {
+    const char *algorithm;
+    mc_phase pow2, rnd;
+    int pattern_ok;
+    size_t pattern_runs;
+    mc_arena arenas[40];
+    size_t narenas;
+    char **failures; /* one line per failed run */
+    size_t nfailures;
+} mc_result;
+
 typedef struct mc_ctx {
     const mc_params *p;
-    unsigned char *buf; /* pre-faulted, reused for every arena */
+    const char *algorithm;  /* the heap being measured ("tlsf", "pool", "pshared") */
+    char run_algorithm[40]; /* what this run created, when it differs ("pool:48") */
+    unsigned char *buf;     /* pre-faulted, reused for every arena */
     size_t buf_size;
     struct mc_chunk *chunks;
     unsigned char *ideal_map; /* scratch of memcheck_ideal.c */
@@ -82,9 +98,16 @@ struct mc_chunk {
 
 /* --- memcheck.c -------------------------------------------------------- */
 int memcheck_main(int argc, char **argv);
-/* The arena for heap_size, computed once and cached. NULL when no region up
- * to the buffer size gives it (message in c->why). */
-const mc_arena *mc_arena_for(mc_ctx *c, size_t heap_size);
+
+/* --- memcheck_heap.c --------------------------------------------------- */
+/* Creates the heap of one run (heap_size usable bytes for block_size
+ * requests), or returns NULL with the reason in c->why. */
+rtm_heap *mc_heap_open(mc_ctx *c, size_t heap_size, size_t block_size);
+void mc_heap_close(mc_ctx *c, rtm_heap *h);
+/* 1 for "pshared", the process-shared heap (not an rtm_heap_create name). */
+int mc_is_pshared(const char *algorithm);
+/* One line saying how the arena of `algorithm` is sized. */
+const char *mc_sizing_rule(const char *algorithm);
 
 /* --- memcheck_run.c ---------------------------------------------------- */
 /* One run: returns 0 and fills row, or -1 with the reason in c->why. */
@@ -106,12 +129,15 @@ typedef struct mc_overall {
 mc_overall mc_overall_of(const mc_phase *ph);
 /* Prints a phase in seed 000's layout: legend, four sorted views, overall. */
 void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_results);
-/* Prints the summary: arenas, overall blocks, published figures, limits,
- * targets, failures. Returns 1 when every target passed, else 0. */
-int mc_print_summary(const mc_ctx *c, const mc_phase *pow2, const mc_phase *rnd, int pattern_ok,
-                     size_t pattern_runs, const char *setup_note, const char *clock_note);
+/* Prints one heap's summary: arenas, overall blocks, published figures,
+ * limits, targets (TLSF's, from the issue), failures. */
+void mc_print_summary(const mc_params *p, const mc_result *r, const char *setup_note,
+                      const char *clock_note);
+/* Prints every heap's overall figures in one table beside the published
+ * ones (--all). */
+void mc_print_all(const mc_result *res, size_t n);
 /* Returns 0, or -1 when the file could not be written. */
-int mc_write_json(const mc_ctx *c, const mc_phase *pow2, const mc_phase *rnd, int pattern_ok,
-                  size_t pattern_runs, const char *setup_note, double clock_ns);
+int mc_write_json(const mc_params *p, const mc_result *res, size_t n, const char *setup_note,
+                  double clock_ns);
 
 #endif /* RTM_BENCH_MEMCHECK_H */

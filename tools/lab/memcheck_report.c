@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "machine.h"
 #include "memcheck.h"
 
 /* --- reference constants -------------------------------------------------- */
@@ -205,15 +206,16 @@ void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_resul
 
 /* --- summary ------------------------------------------------------------------ */
 
-static void print_arenas(const mc_ctx *c)
+static void print_arenas(const mc_result *r)
 {
-    printf("\narena sizing: the smallest region whose fresh heap offers largest_free >= HEAPSZ "
-           "(rtm_min_region(\"%s\") = %zu):\n",
-           c->p->algorithm, rtm_min_region(c->p->algorithm));
+    printf("\narena sizing: %s (rtm_min_region(\"%s\") = %zu):\n", mc_sizing_rule(r->algorithm),
+           r->algorithm, rtm_min_region(r->algorithm));
+    if (r->narenas == 0)
+        return;
     printf("  %8s %10s %10s %13s  %s\n", "HEAPSZ", "arena", "usable", "usable-HEAPSZ",
            "usable < HEAPSZ + 8");
-    for (size_t i = 0; i < c->narenas; i++) {
-        const mc_arena *a = &c->arenas[i];
+    for (size_t i = 0; i < r->narenas; i++) {
+        const mc_arena *a = &r->arenas[i];
         printf("  %7zuk %10zu %10zu %13zu  %s\n", a->heap_size / 1024, a->arena, a->usable,
                a->usable - a->heap_size, a->usable < a->heap_size + 8 ? "yes" : "NO");
     }
@@ -295,8 +297,12 @@ typedef struct target {
     double value, limit;
 } target;
 
-static int print_targets(const mc_phase *pow2, const mc_phase *rnd)
+static int print_targets(const char *algorithm, const mc_phase *pow2, const mc_phase *rnd)
 {
+    if (strcmp(algorithm, "tlsf") != 0) {
+        printf("\ntargets: the issue sets overhead and fragmentation targets for tlsf only\n");
+        return 1;
+    }
     mc_overall p = mc_overall_of(pow2), r = mc_overall_of(rnd);
     const target t[4] = {
         {"random phase average overhead", r.overhead, TARGET_RANDOM_OVERHEAD},
@@ -315,10 +321,10 @@ static int print_targets(const mc_phase *pow2, const mc_phase *rnd)
     return all;
 }
 
-static void print_failures(const mc_ctx *c, int pattern_ok, size_t pattern_runs)
+static void print_failures(const mc_params *p, const mc_result *c)
 {
-    printf("\npattern check: %zu SHUFFLE+PATTERN runs on a %lluk heap: %s\n", pattern_runs,
-           (unsigned long long)c->p->pattern_heap_size / 1024, pattern_ok ? "PASS" : "FAIL");
+    printf("\npattern check: %zu SHUFFLE+PATTERN runs on a %lluk heap: %s\n", c->pattern_runs,
+           (unsigned long long)p->pattern_heap_size / 1024, c->pattern_ok ? "PASS" : "FAIL");
     printf("method checks (too many blocks, failed free, HOT count, leak, rtm_heap_check): "
            "%zu failed runs%s\n",
            c->nfailures, c->nfailures ? ":" : "");
@@ -328,20 +334,61 @@ static void print_failures(const mc_ctx *c, int pattern_ok, size_t pattern_runs)
         printf("  ... and %zu more\n", c->nfailures - 50);
 }
 
-int mc_print_summary(const mc_ctx *c, const mc_phase *pow2, const mc_phase *rnd, int pattern_ok,
-                     size_t pattern_runs, const char *setup_note, const char *clock_note)
+void mc_print_summary(const mc_params *p, const mc_result *r, const char *setup_note,
+                      const char *clock_note)
 {
-    printf("\n== memcheck summary: '%s', seed %llu%s\n", c->p->algorithm,
-           (unsigned long long)c->p->seed, c->p->quick ? " (quick profile)" : "");
+    printf("\n== memcheck summary: '%s', seed %llu%s\n", r->algorithm, (unsigned long long)p->seed,
+           p->quick ? " (quick profile)" : "");
     printf("%s\n%s\n", setup_note, clock_note);
-    print_arenas(c);
-    print_side_by_side(pow2, rnd);
-    print_published(c->p->algorithm, pow2, rnd);
-    print_limits(pow2, rnd);
-    int all = print_targets(pow2, rnd);
-    print_failures(c, pattern_ok, pattern_runs);
+    print_arenas(r);
+    print_side_by_side(&r->pow2, &r->rnd);
+    print_published(r->algorithm, &r->pow2, &r->rnd);
+    print_limits(&r->pow2, &r->rnd);
+    print_targets(r->algorithm, &r->pow2, &r->rnd);
+    print_failures(p, r);
     fflush(stdout);
-    return all;
+}
+
+static void all_row(const char *name, const char *phase, const mc_overall *o, size_t failed)
+{
+    char w[32], a[32];
+    snprintf(w, sizeof w, "%.1f / %.1f", o->worst_alloc, o->worst_free);
+    snprintf(a, sizeof a, "%.2f / %.2f", o->avg_alloc, o->avg_free);
+    printf("  %-27s %-7s %14s %14s %7.1f %7.1f %7zu\n", name, phase, w, a, o->overhead, o->frag,
+           failed);
+}
+
+void mc_print_all(const mc_result *res, size_t n)
+{
+    printf("\n== memcheck, every heap: overall figures (times in us, our clock reads included)"
+           "\n  %-27s %-7s %14s %14s %7s %7s %7s\n",
+           "heap", "phase", "worst A/F us", "avg A/F us", "OVRH%", "FRAG%", "failed");
+    for (int k = 0; k < 2; k++) {
+        const char *phase = k == 0 ? "pow2" : "random";
+        for (size_t i = 0; i < n; i++) {
+            const mc_phase *ph = k == 0 ? &res[i].pow2 : &res[i].rnd;
+            mc_overall o = mc_overall_of(ph);
+            char name[40];
+            snprintf(name, sizeof name, "rtmem %s", res[i].algorithm);
+            all_row(name, phase, &o, ph->failed);
+        }
+        for (size_t i = 0; i < sizeof xenomai / sizeof xenomai[0]; i++) {
+            const published *x = &xenomai[i];
+            if (strcmp(x->phase, phase) != 0)
+                continue;
+            mc_overall o = {0};
+            o.worst_alloc = x->worst_a;
+            o.worst_free = x->worst_f;
+            o.avg_alloc = x->avg_a;
+            o.avg_free = x->avg_f;
+            o.overhead = x->overhead;
+            o.frag = x->frag;
+            char name[40];
+            snprintf(name, sizeof name, "xenomai %s (RK3562)", x->heap);
+            all_row(name, phase, &o, 0);
+        }
+    }
+    fflush(stdout);
 }
 
 /* --- JSON ------------------------------------------------------------------------ */
@@ -382,7 +429,7 @@ static void json_overall(json *j, const char *key, const mc_phase *ph)
     json_obj_end(j);
 }
 
-static void json_reference(json *j, const mc_phase *pow2, const mc_phase *rnd)
+static void json_published(json *j)
 {
     json_arr(j, "published");
     for (size_t i = 0; i < sizeof xenomai / sizeof xenomai[0]; i++) {
@@ -404,30 +451,36 @@ static void json_reference(json *j, const mc_phase *pow2, const mc_phase *rnd)
     json_num(j, "random_frag_pct", LIMIT_RANDOM_FRAG);
     json_num(j, "pow2_frag_pct", LIMIT_POW2_FRAG);
     json_obj_end(j);
-    mc_overall p = mc_overall_of(pow2), r = mc_overall_of(rnd);
-    const target t[4] = {
-        {"random_overhead_pct", r.overhead, TARGET_RANDOM_OVERHEAD},
-        {"random_frag_pct", r.frag, TARGET_RANDOM_FRAG},
-        {"pow2_overhead_pct", p.overhead, TARGET_POW2_OVERHEAD},
-        {"pow2_frag_pct", p.frag, TARGET_POW2_FRAG},
-    };
+}
+
+/* The issue's targets are TLSF's: other heaps get an empty list. */
+static void json_targets(json *j, const mc_result *r)
+{
     json_arr(j, "targets");
-    for (int i = 0; i < 4; i++) {
-        json_obj(j, NULL);
-        json_str(j, "name", t[i].what);
-        json_num(j, "value", t[i].value);
-        json_num(j, "limit", t[i].limit);
-        json_bool(j, "pass", t[i].value <= t[i].limit);
-        json_obj_end(j);
+    if (strcmp(r->algorithm, "tlsf") == 0) {
+        mc_overall p = mc_overall_of(&r->pow2), q = mc_overall_of(&r->rnd);
+        const target t[4] = {
+            {"random_overhead_pct", q.overhead, TARGET_RANDOM_OVERHEAD},
+            {"random_frag_pct", q.frag, TARGET_RANDOM_FRAG},
+            {"pow2_overhead_pct", p.overhead, TARGET_POW2_OVERHEAD},
+            {"pow2_frag_pct", p.frag, TARGET_POW2_FRAG},
+        };
+        for (int i = 0; i < 4; i++) {
+            json_obj(j, NULL);
+            json_str(j, "name", t[i].what);
+            json_num(j, "value", t[i].value);
+            json_num(j, "limit", t[i].limit);
+            json_bool(j, "pass", t[i].value <= t[i].limit);
+            json_obj_end(j);
+        }
     }
     json_arr_end(j);
 }
 
-static void json_setup(json *j, const mc_ctx *c, const char *setup_note, double clock_ns)
+static void json_params(json *j, const mc_params *p)
 {
-    const mc_params *p = c->p;
     json_obj(j, "params");
-    json_str(j, "algorithm", p->algorithm);
+    json_str(j, "algorithm", p->all ? "all" : p->algorithm);
     json_u64(j, "seq_heap_size", p->seq_heap_size);
     json_u64(j, "random_rounds", p->random_rounds);
     json_u64(j, "pattern_heap_size", p->pattern_heap_size);
@@ -435,30 +488,54 @@ static void json_setup(json *j, const mc_ctx *c, const char *setup_note, double 
     json_u64(j, "seed", p->seed);
     json_bool(j, "quick", p->quick);
     json_obj_end(j);
-    json_str(j, "setup", setup_note);
-    json_num(j, "clock_pair_cost_ns", clock_ns);
-    json_u64(j, "min_region", rtm_min_region(p->algorithm));
+}
+
+static void json_heap(json *j, const mc_result *r)
+{
+    json_obj(j, NULL);
+    json_str(j, "algorithm", r->algorithm);
+    json_u64(j, "min_region", rtm_min_region(r->algorithm));
+    json_str(j, "sizing", mc_sizing_rule(r->algorithm));
     json_arr(j, "arenas");
-    for (size_t i = 0; i < c->narenas; i++) {
+    for (size_t i = 0; i < r->narenas; i++) {
         json_obj(j, NULL);
-        json_u64(j, "heap_size", c->arenas[i].heap_size);
-        json_u64(j, "arena", c->arenas[i].arena);
-        json_u64(j, "usable", c->arenas[i].usable);
+        json_u64(j, "heap_size", r->arenas[i].heap_size);
+        json_u64(j, "arena", r->arenas[i].arena);
+        json_u64(j, "usable", r->arenas[i].usable);
         json_obj_end(j);
     }
     json_arr_end(j);
+    json_obj(j, "phases");
+    json_overall(j, "pow2", &r->pow2);
+    json_overall(j, "random", &r->rnd);
+    json_obj(j, "pattern");
+    json_u64(j, "runs", r->pattern_runs);
+    json_bool(j, "pass", r->pattern_ok);
+    json_obj_end(j);
+    json_obj_end(j);
+    json_targets(j, r);
+    json_arr(j, "failures");
+    for (size_t i = 0; i < r->nfailures; i++)
+        json_str(j, NULL, r->failures[i]);
+    json_arr_end(j);
+    json_obj_end(j);
 }
 
-int mc_write_json(const mc_ctx *c, const mc_phase *pow2, const mc_phase *rnd, int pattern_ok,
-                  size_t pattern_runs, const char *setup_note, double clock_ns)
+int mc_write_json(const mc_params *p, const mc_result *res, size_t n, const char *setup_note,
+                  double clock_ns)
 {
     json j;
-    if (json_open(&j, c->p->json) != 0)
+    if (json_open(&j, p->json) != 0)
         return -1;
     json_str(&j, "tool", "rtmem");
     json_str(&j, "command", "memcheck");
-    json_u64(&j, "schema", 1);
-    json_setup(&j, c, setup_note, clock_ns);
+    json_u64(&j, "schema_version", 1);
+    machine m;
+    machine_describe(&m);
+    machine_json(&j, &m);
+    json_str(&j, "rt_setup", setup_note);
+    json_num(&j, "clock_pair_cost_ns", clock_ns);
+    json_params(&j, p);
     static const char *const fields[] = {
         "heap_size",   "block_size",  "nrblocks",     "alloc_sum_ns", "alloc_max_ns",
         "free_sum_ns", "free_max_ns", "overhead_pct", "frag_pct",     "flags"};
@@ -466,18 +543,10 @@ int mc_write_json(const mc_ctx *c, const mc_phase *pow2, const mc_phase *rnd, in
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         json_str(&j, NULL, fields[i]);
     json_arr_end(&j);
-    json_obj(&j, "phases");
-    json_overall(&j, "pow2", pow2);
-    json_overall(&j, "random", rnd);
-    json_obj(&j, "pattern");
-    json_u64(&j, "runs", pattern_runs);
-    json_bool(&j, "pass", pattern_ok);
-    json_obj_end(&j);
-    json_obj_end(&j);
-    json_reference(&j, pow2, rnd);
-    json_arr(&j, "failures");
-    for (size_t i = 0; i < c->nfailures; i++)
-        json_str(&j, NULL, c->failures[i]);
+    json_arr(&j, "heaps");
+    for (size_t i = 0; i < n; i++)
+        json_heap(&j, &res[i]);
     json_arr_end(&j);
+    json_published(&j);
     return json_close(&j);
 }

@@ -240,17 +240,11 @@ int mc_run(mc_ctx *c, size_t heap_size, size_t block_size, int flags, mc_row *ro
     row->block_size = block_size;
     row->flags = flags;
     c->why[0] = '\0';
-    const mc_arena *a = mc_arena_for(c, heap_size);
-    if (a == NULL)
+    rtm_heap *h = mc_heap_open(c, heap_size, block_size);
+    if (h == NULL)
         return -1;
-    rtm_heap *h = rtm_heap_create(c->p->algorithm, c->buf, a->arena);
-    if (h == NULL) {
-        snprintf(c->why, sizeof c->why, "rtm_heap_create over %zu bytes failed (errno %d)",
-                 a->arena, errno);
-        return -1;
-    }
     int rc = run_body(c, h, heap_size / block_size, flags, row);
-    rtm_heap_destroy(h);
+    mc_heap_close(c, h);
     if (rc != 0)
         return -1;
     derive(row);
