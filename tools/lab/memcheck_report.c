@@ -354,14 +354,14 @@ static void all_row(const char *name, const char *phase, const mc_overall *o, si
     char w[32], a[32];
     snprintf(w, sizeof w, "%.1f / %.1f", o->worst_alloc, o->worst_free);
     snprintf(a, sizeof a, "%.2f / %.2f", o->avg_alloc, o->avg_free);
-    printf("  %-27s %-7s %14s %14s %7.1f %7.1f %7zu\n", name, phase, w, a, o->overhead, o->frag,
+    printf("  %-27s %-7s %19s %14s %7.1f %7.1f %7zu\n", name, phase, w, a, o->overhead, o->frag,
            failed);
 }
 
 void mc_print_all(const mc_result *res, size_t n)
 {
     printf("\n== memcheck, every heap: overall figures (times in us, our clock reads included)"
-           "\n  %-27s %-7s %14s %14s %7s %7s %7s\n",
+           "\n  %-27s %-7s %19s %14s %7s %7s %7s\n",
            "heap", "phase", "worst A/F us", "avg A/F us", "OVRH%", "FRAG%", "failed");
     for (int k = 0; k < 2; k++) {
         const char *phase = k == 0 ? "pow2" : "random";
