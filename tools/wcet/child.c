@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 
 #include "child.h"
@@ -57,7 +58,7 @@ static int heap_try(wcet_heap *w, size_t offset, size_t bytes)
     TRY(wcet_region_reserve(offset + bytes));
     void *mem = region + offset;
     if (w->api == API_GENERIC) {
-        w->h = rtm_heap_create("tlsf", mem, bytes);
+        w->h = rtm_heap_create(wcet_allocators[w->al].spec, mem, bytes);
         return w->h != NULL ? 0 : -1;
     }
     w->t = rtm_tlsf_create(mem, bytes);
@@ -98,6 +99,33 @@ int wcet_heap_exact(wcet_heap *w, size_t usable)
     return wcet_fail("cannot make a heap whose only free block holds exactly %zu bytes", usable);
 }
 
+int wcet_heap_with_free(wcet_heap *w, size_t free_bytes)
+{
+    size_t lo = rtm_min_region(wcet_allocators[w->al].spec), hi = lo;
+    /* Doubling to an upper bound, then bisection: the smallest size whose
+     * fresh heap has at least free_bytes free. */
+    for (;;) {
+        REQUIRE(hi < ((size_t)1 << 40), "no region gives %zu free bytes", free_bytes);
+        if (heap_try(w, 0, hi) == 0 && wcet_raw_stats(w).free_bytes >= free_bytes)
+            break;
+        lo = hi;
+        hi = hi < free_bytes ? free_bytes : 2 * hi;
+    }
+    while (lo + 1 < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (heap_try(w, 0, mid) == 0 && wcet_raw_stats(w).free_bytes >= free_bytes)
+            hi = mid;
+        else
+            lo = mid;
+    }
+    TRY(wcet_heap_new(w, 0, hi));
+    rtm_stats st = wcet_raw_stats(w);
+    REQUIRE(st.free_bytes == free_bytes,
+            "no region gives exactly %zu free bytes (%zu bytes give %zu)", free_bytes, hi,
+            st.free_bytes);
+    return 0;
+}
+
 int wcet_heap_add_pool(wcet_heap *w, void *mem, size_t bytes)
 {
     int rc = w->api == API_GENERIC ? rtm_heap_add_pool(w->h, mem, bytes)
@@ -108,12 +136,16 @@ int wcet_heap_add_pool(wcet_heap *w, void *mem, size_t bytes)
 
 void *wcet_raw_alloc(wcet_heap *w, size_t n)
 {
+    if (w->al == AL_GLIBC)
+        return malloc(n);
     return w->api == API_GENERIC ? rtm_alloc(w->h, n) : rtm_tlsf_alloc(w->t, n);
 }
 
 void wcet_raw_free(wcet_heap *w, void *p)
 {
-    if (w->api == API_GENERIC)
+    if (w->al == AL_GLIBC)
+        free(p);
+    else if (w->api == API_GENERIC)
         rtm_free(w->h, p);
     else
         (void)rtm_tlsf_free(w->t, p);
@@ -163,8 +195,19 @@ int wcet_consume_largest(wcet_heap *w)
 
 /* --- measured calls ----------------------------------------------------- */
 
+/* glibc's entry points, called through volatile pointers: the compiler
+ * knows malloc and free, and could otherwise drop a pair whose block is
+ * never used or move the call away from its marker. */
+static void *(*volatile glibc_malloc)(size_t) = malloc;
+static void (*volatile glibc_free)(void *) = free;
+
 void *wcet_m_alloc(wcet_heap *w, unsigned sc, unsigned variant, size_t n)
 {
+    if (w->al == AL_GLIBC) {
+        void *(*fn)(size_t) = glibc_malloc;
+        wcet_marker(ROW_MALLOC, sc, variant, n);
+        return fn(n);
+    }
     if (w->api == API_GENERIC) {
         wcet_marker(ROW_ALLOC, sc, variant, n);
         return rtm_alloc(w->h, n);
@@ -175,6 +218,12 @@ void *wcet_m_alloc(wcet_heap *w, unsigned sc, unsigned variant, size_t n)
 
 int wcet_m_free(wcet_heap *w, unsigned sc, unsigned variant, size_t size, void *p)
 {
+    if (w->al == AL_GLIBC) {
+        void (*fn)(void *) = glibc_free;
+        wcet_marker(ROW_MFREE, sc, variant, size);
+        fn(p);
+        return 0;
+    }
     if (w->api == API_GENERIC) {
         errno = 0; /* rtm_free returns nothing; a rejection sets EINVAL */
         wcet_marker(ROW_FREE, sc, variant, size);

@@ -20,11 +20,13 @@
 /* Payload sizes with spans that are multiples of 8: usable = span - 4. */
 #define HDR ((size_t)RTM_TLSF_HEADER_BYTES)
 
-/* The heap a scenario works on, through the API of its task. */
+/* The heap a scenario works on, through the API of its task. For glibc
+ * there is no heap object: the calls go to malloc / free. */
 typedef struct wcet_heap {
     enum wcet_api api;
     rtm_heap *h; /* API_GENERIC */
     rtm_tlsf *t; /* API_TYPED   */
+    enum wcet_allocator al;
 } wcet_heap;
 
 /* --- failing loudly ----------------------------------------------------- */
@@ -55,8 +57,14 @@ extern const char *wcet_current; /* scenario name for messages */
 int wcet_region_reserve(size_t bytes);
 unsigned char *wcet_region(void);
 
-/* A fresh heap over region[offset, offset + bytes). */
+/* A fresh heap of w->al over region[offset, offset + bytes). */
 int wcet_heap_new(wcet_heap *w, size_t offset, size_t bytes);
+
+/* A fresh heap of w->al (not TLSF's typed API) at region offset 0 over the
+ * smallest region whose fresh heap has at least `free_bytes` free, and
+ * exactly that many. Fresh free bytes grow with the region in every
+ * algorithm, so a bisection finds it. Returns 0 or 1 with a message. */
+int wcet_heap_with_free(wcet_heap *w, size_t free_bytes);
 
 /* A fresh heap whose only free block has exactly `usable` bytes. */
 int wcet_heap_exact(wcet_heap *w, size_t usable);

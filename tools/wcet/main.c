@@ -5,20 +5,28 @@
  *
  * This file owns the run as a whole:
  *  - the options and the two profiles (full, --quick for CI);
- *  - the task list: every scenario through every API it uses, each run
+ *  - the task list: every selected allocator's scenarios (random-replace
+ *    and its own adversarial ones) through every API it uses, each run
  *    twice, in two different processes, so that a count depending on
  *    anything but the code path (load, timing, addresses) shows up as a
  *    difference, which fails the run;
  *  - the lanes: single-stepping costs tens of microseconds per instruction
  *    (a trap, a context switch and a ptrace call each), so independent
  *    tracer processes, one per CPU, take tasks from a shared counter, the
- *    biggest first; each writes its results to a temporary file;
- *  - the exit status: 0 when every task ran, every self-test counted exactly
- *    and every repeat matched; 1 otherwise; 2 for misuse. The budget of 120
+ *    biggest first; each writes its results to a temporary file. A lane
+ *    pins itself (and so its traced children) to one CPU where it may:
+ *    tracer and tracee then hand over on one CPU, without the cross-CPU
+ *    wake-ups that cost a VM most; counts do not depend on it;
+ *  - the child mode (--child, internal): a glibc task's traced child execs
+ *    this program afresh and runs its scenario here (tracer.c says why);
+ *  - the exit status: 0 when every task ran, every self-test counted exactly,
+ *    every repeat matched and every selected allocator has alloc and free
+ *    rows; 1 otherwise; 2 for misuse. The budget of 120
  *    instructions is a verdict printed by report.c, never the exit status.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "machine.h"
 #include "rtmem.h"
 #include "wcet.h"
 
@@ -36,6 +45,7 @@
 #endif
 
 typedef struct task {
+    enum wcet_allocator al;
     enum wcet_scenario sc;
     enum wcet_api api;
     int run; /* 0 or 1: the repeat */
@@ -49,18 +59,25 @@ typedef struct options {
     wcet_config cfg;
     const char *json, *trace, *csv, *only;
     unsigned jobs;
+    unsigned char use[AL_COUNT]; /* --allocators */
 } options;
+
+#define MAX_TASKS (AL_COUNT * SC_COUNT * 2 * 2)
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: rtmem-wcet [options]\n"
+            "usage: rtmem wcet [options]   (or rtmem-wcet [options])\n"
             "Counts, by single-stepping, the exact x86-64 instructions of every measured\n"
-            "rtm_alloc / rtm_free / rtm_tlsf_alloc / rtm_tlsf_free (and aligned_alloc,\n"
-            "realloc) call over random and adversarial heap states; every scenario runs\n"
-            "twice and the counts must be identical. Target: <= %u per alloc and free.\n"
+            "alloc and free of every allocator (rtm_alloc / rtm_free for each rtm\n"
+            "algorithm, rtm_tlsf_alloc / rtm_tlsf_free, aligned_alloc and realloc for\n"
+            "TLSF, glibc's malloc / free) over random and adversarial heap states; every\n"
+            "scenario runs twice and the counts must be identical. TLSF's target: <= %u\n"
+            "per alloc and free.\n"
             "\n"
-            "  --iterations N  random-replace measured iterations (default 20000, quick 1000)\n"
+            "  --allocators LIST  comma-separated, from: tlsf pool buddy halffit slab\n"
+            "                  heapmem glibc (default: all)\n"
+            "  --iterations N  random-replace measured iterations (default 1000, quick 200)\n"
             "  --seed S        random-replace seed (default 1)\n"
             "  --quick         CI profile: fewer iterations, sizes and variants\n"
             "  --json FILE     write the results as JSON\n"
@@ -73,9 +90,9 @@ static void usage(FILE *f)
             "scenarios:",
             WCET_TARGET);
     for (unsigned sc = 1; sc < SC_COUNT; sc++)
-        fprintf(f, " %s", wcet_scenario_names[sc]);
+        fprintf(f, "%s%s", sc % 6 == 0 ? "\n  " : " ", wcet_scenario_names[sc]);
     fprintf(f, "\nexit status: 0 counts exact and repeatable (whatever the verdict), 1 counting\n"
-               "or a scenario failed, 2 usage error\n");
+               "or a scenario failed or an allocator gave no rows, 2 usage error\n");
 }
 
 static int parse_ulong(const char *s, unsigned long long max, unsigned long long *out)
@@ -120,6 +137,29 @@ static int only_valid(const char *only)
     return 1;
 }
 
+/* Fills use[] from a comma-separated list of allocator names ("all" too).
+ * Returns 0, or -1 for an unknown name or an empty list. */
+static int parse_allocators(const char *list, unsigned char *use)
+{
+    memset(use, 0, AL_COUNT);
+    int any = 0;
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ",");
+        int found = len == 3 && strncmp(p, "all", 3) == 0;
+        if (found)
+            memset(use, 1, AL_COUNT);
+        for (unsigned a = 0; a < AL_COUNT && !found; a++)
+            if (strlen(wcet_allocators[a].name) == len &&
+                strncmp(p, wcet_allocators[a].name, len) == 0)
+                found = use[a] = 1;
+        if (!found)
+            return -1;
+        any = 1;
+        p += len + (p[len] == ',');
+    }
+    return any ? 0 : -1;
+}
+
 /* Returns 0, or 2 after printing the usage for misuse (-1 for --help). */
 static int parse_options(int argc, char **argv, options *o)
 {
@@ -132,6 +172,7 @@ static int parse_options(int argc, char **argv, options *o)
                                           {"only", required_argument, NULL, 'o'},
                                           {"help", no_argument, NULL, 'h'},
                                           {"csv", required_argument, NULL, 'c'},
+                                          {"allocators", required_argument, NULL, 'a'},
                                           {NULL, 0, NULL, 0}};
     unsigned long long v, iterations = 0;
     int have_iterations = 0, c;
@@ -139,6 +180,7 @@ static int parse_options(int argc, char **argv, options *o)
     memset(o, 0, sizeof *o);
     o->cfg.seed = 1;
     o->jobs = cpus > 0 ? (unsigned)cpus : 1u;
+    memset(o->use, 1, sizeof o->use);
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
         switch (c) {
@@ -175,6 +217,10 @@ static int parse_options(int argc, char **argv, options *o)
                 goto bad;
             o->only = optarg;
             break;
+        case 'a':
+            if (parse_allocators(optarg, o->use) != 0)
+                goto bad;
+            break;
         case 'h':
             usage(stdout);
             return -1;
@@ -184,7 +230,7 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (optind != argc)
         goto bad;
-    o->cfg.iterations = have_iterations ? (unsigned long)iterations : o->cfg.quick ? 1000 : 20000;
+    o->cfg.iterations = have_iterations ? (unsigned long)iterations : o->cfg.quick ? 200 : 1000;
     o->cfg.class_top_log2 = o->cfg.quick ? 20 : 31;
     o->cfg.per_octave = o->cfg.quick ? 4 : 32;
     return 0;
@@ -224,6 +270,8 @@ static int by_weight(const void *a, const void *b)
     const task *x = a, *y = b;
     if (x->weight != y->weight)
         return x->weight > y->weight ? -1 : 1;
+    if (x->al != y->al)
+        return x->al < y->al ? -1 : 1;
     if (x->sc != y->sc)
         return x->sc < y->sc ? -1 : 1;
     if (x->api != y->api)
@@ -234,19 +282,25 @@ static int by_weight(const void *a, const void *b)
 static size_t build_tasks(const options *o, task *t)
 {
     size_t n = 0;
-    for (unsigned sc = 1; sc < SC_COUNT; sc++) {
-        if (!scenario_selected(o->only, (enum wcet_scenario)sc))
+    for (unsigned al = 0; al < AL_COUNT; al++) {
+        if (!o->use[al])
             continue;
-        for (unsigned api = API_GENERIC; api <= API_TYPED; api++) {
-            if (!wcet_scenario_uses((enum wcet_scenario)sc, (enum wcet_api)api))
+        for (unsigned sc = 1; sc < SC_COUNT; sc++) {
+            enum wcet_scenario s = (enum wcet_scenario)sc;
+            if (!scenario_selected(o->only, s))
                 continue;
-            for (int run = 0; run < 2; run++) {
-                memset(&t[n], 0, sizeof t[n]);
-                t[n].sc = (enum wcet_scenario)sc;
-                t[n].api = (enum wcet_api)api;
-                t[n].run = run;
-                t[n].weight = wcet_scenario_weight(&o->cfg, (enum wcet_scenario)sc);
-                n++;
+            for (unsigned api = API_GENERIC; api <= API_TYPED; api++) {
+                if (!wcet_scenario_uses((enum wcet_allocator)al, s, (enum wcet_api)api))
+                    continue;
+                for (int run = 0; run < 2; run++) {
+                    memset(&t[n], 0, sizeof t[n]);
+                    t[n].al = (enum wcet_allocator)al;
+                    t[n].sc = s;
+                    t[n].api = (enum wcet_api)api;
+                    t[n].run = run;
+                    t[n].weight = wcet_scenario_weight(&o->cfg, (enum wcet_allocator)al, s);
+                    n++;
+                }
             }
         }
     }
@@ -259,7 +313,8 @@ static void write_result(FILE *f, int rc, const wcet_result *r)
     fwrite(&rc, sizeof rc, 1, f);
     fwrite(r->error, sizeof r->error, 1, f);
     fwrite(&r->count, sizeof r->count, 1, f);
-    fwrite(r->samples, sizeof *r->samples, r->count, f);
+    if (r->count > 0) /* a failed task may have none (and no buffer) */
+        fwrite(r->samples, sizeof *r->samples, r->count, f);
     for (unsigned row = 0; row < ROW_COUNT; row++) {
         const wcet_trace *t = &r->worst[row];
         size_t len = t->rip ? t->len : 0;
@@ -296,6 +351,25 @@ static int read_result(FILE *f, int *rc, wcet_result *r)
     return 0;
 }
 
+/* Pins the calling lane to the l-th CPU it may run on, when there are at
+ * least as many CPUs as lanes (else the lanes would share CPUs unevenly). */
+static void pin_lane(unsigned l, unsigned lanes)
+{
+    cpu_set_t allowed, one;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0 ||
+        (unsigned)CPU_COUNT(&allowed) < lanes)
+        return;
+    unsigned seen = 0;
+    for (size_t cpu = 0; cpu < (size_t)CPU_SETSIZE; cpu++) {
+        if (!CPU_ISSET(cpu, &allowed) || seen++ != l)
+            continue;
+        CPU_ZERO(&one);
+        CPU_SET(cpu, &one);
+        (void)sched_setaffinity(0, sizeof one, &one); /* a refusal only costs speed */
+        return;
+    }
+}
+
 /* One lane: takes tasks until none is left. Runs in its own process. */
 static void lane(task *t, size_t n, atomic_size_t *next, const wcet_config *cfg)
 {
@@ -305,7 +379,7 @@ static void lane(task *t, size_t n, atomic_size_t *next, const wcet_config *cfg)
             _exit(0);
         wcet_result res;
         memset(&res, 0, sizeof res);
-        int rc = wcet_run_task(cfg, t[i].sc, t[i].api, &res);
+        int rc = wcet_run_task(cfg, t[i].al, t[i].sc, t[i].api, &res);
         write_result(t[i].out, rc, &res);
         wcet_result_free(&res);
     }
@@ -325,8 +399,10 @@ static int run_lanes(task *t, size_t n, const options *o)
         pids[l] = fork();
         if (pids[l] < 0)
             return -1;
-        if (pids[l] == 0)
+        if (pids[l] == 0) {
+            pin_lane(l, lanes);
             lane(t, n, next, &o->cfg);
+        }
     }
     int ok = 1;
     for (unsigned l = 0; l < lanes; l++) {
@@ -352,7 +428,7 @@ static int compare_repeats(const task *t, size_t n, size_t *calls)
             continue;
         for (size_t j = 0; j < n; j++) {
             const task *b = &t[j];
-            if (b->run != 1 || b->sc != a->sc || b->api != a->api)
+            if (b->run != 1 || b->al != a->al || b->sc != a->sc || b->api != a->api)
                 continue;
             *calls += a->res.count;
             size_t k = 0;
@@ -362,8 +438,8 @@ static int compare_repeats(const task *t, size_t n, size_t *calls)
             if (k == a->res.count && k == b->res.count)
                 continue;
             ok = 0;
-            fprintf(stderr, "rtmem-wcet: REPEAT MISMATCH in %s (%s API) at call %zu: ",
-                    wcet_scenario_names[a->sc], api_name(a->api), k);
+            fprintf(stderr, "rtmem-wcet: REPEAT MISMATCH in %s %s (%s API) at call %zu: ",
+                    wcet_allocators[a->al].name, wcet_scenario_names[a->sc], api_name(a->api), k);
             if (k < a->res.count && k < b->res.count)
                 fprintf(stderr, "%u vs %u instructions\n", a->res.samples[k].count,
                         b->res.samples[k].count);
@@ -377,15 +453,17 @@ static int compare_repeats(const task *t, size_t n, size_t *calls)
 static int by_canonical(const void *x, const void *y)
 {
     const task *a = *(const task *const *)x, *b = *(const task *const *)y;
+    if (a->al != b->al)
+        return a->al < b->al ? -1 : 1;
     if (a->sc != b->sc)
         return a->sc < b->sc ? -1 : 1;
     return a->api < b->api ? -1 : a->api > b->api;
 }
 
-/* Run 0 of every task, concatenated in scenario order. */
+/* Run 0 of every task, concatenated in (allocator, scenario) order. */
 static int gather(task *t, size_t n, wcet_all *all, wcet_sample **buf)
 {
-    task *order[2 * SC_COUNT * 2];
+    task *order[MAX_TASKS];
     size_t m = 0, total = 0;
     for (size_t i = 0; i < n; i++)
         if (t[i].run == 0) {
@@ -400,11 +478,12 @@ static int gather(task *t, size_t n, wcet_all *all, wcet_sample **buf)
     for (size_t i = 0; i < m; i++) {
         memcpy(*buf + all->count, order[i]->res.samples, order[i]->res.count * sizeof **buf);
         all->count += order[i]->res.count;
+        const wcet_trace **worst = all->worst[order[i]->al];
+        all->selected[order[i]->al] = 1;
         for (unsigned r = 0; r < ROW_COUNT; r++) {
             const wcet_trace *w = &order[i]->res.worst[r];
-            if (w->rip != NULL &&
-                (all->worst[r] == NULL || w->sample.count > all->worst[r]->sample.count))
-                all->worst[r] = w;
+            if (w->rip != NULL && (worst[r] == NULL || w->sample.count > worst[r]->sample.count))
+                worst[r] = w;
         }
     }
     all->samples = *buf;
@@ -416,23 +495,93 @@ static int collect(task *t, size_t n)
     int ok = 1;
     for (size_t i = 0; i < n; i++) {
         if (read_result(t[i].out, &t[i].rc, &t[i].res) != 0) {
-            fprintf(stderr, "rtmem-wcet: %s (%s API, run %d): lane died without a result\n",
-                    wcet_scenario_names[t[i].sc], api_name(t[i].api), t[i].run + 1);
+            fprintf(stderr, "rtmem-wcet: %s %s (%s API, run %d): lane died without a result\n",
+                    wcet_allocators[t[i].al].name, wcet_scenario_names[t[i].sc], api_name(t[i].api),
+                    t[i].run + 1);
             ok = 0;
         } else if (t[i].rc != 0) {
-            fprintf(stderr, "rtmem-wcet: %s (%s API, run %d) FAILED: %s\n",
-                    wcet_scenario_names[t[i].sc], api_name(t[i].api), t[i].run + 1, t[i].res.error);
+            fprintf(stderr, "rtmem-wcet: %s %s (%s API, run %d) FAILED: %s\n",
+                    wcet_allocators[t[i].al].name, wcet_scenario_names[t[i].sc], api_name(t[i].api),
+                    t[i].run + 1, t[i].res.error);
             ok = 0;
         }
     }
     return ok;
 }
 
+/* Every selected allocator must have produced alloc and free samples: a
+ * scenario list that measured nothing for one would hide it silently. */
+static int rows_present(const wcet_all *all, const options *o)
+{
+    int ok = 1;
+    if (o->only != NULL)
+        return 1; /* --only picks scenarios on purpose */
+    for (unsigned al = 0; al < AL_COUNT; al++) {
+        if (!o->use[al])
+            continue;
+        int have[2] = {0, 0};
+        for (size_t i = 0; i < all->count; i++) {
+            const wcet_sample *s = &all->samples[i];
+            if (s->allocator == al && wcet_rows[s->row].kind == WCET_ALLOC)
+                have[0] = 1;
+            if (s->allocator == al && wcet_rows[s->row].kind == WCET_FREE)
+                have[1] = 1;
+        }
+        if (!have[0] || !have[1]) {
+            fprintf(stderr, "rtmem-wcet: FAILED: no %s row for %s\n", have[0] ? "free" : "alloc",
+                    wcet_allocators[al].name);
+            ok = 0;
+        }
+    }
+    return ok;
+}
+
+/* --child AL,SC,API ITERATIONS SEED QUICK TOP PER_OCTAVE: a glibc task's
+ * traced child after its exec (tracer.c). Runs the scenario, never returns. */
+static void child_mode(int argc, char **argv)
+{
+    wcet_config cfg;
+    int al, sc, api;
+    unsigned long long seed;
+    memset(&cfg, 0, sizeof cfg);
+    if (argc != 8 || sscanf(argv[2], "%d,%d,%d", &al, &sc, &api) != 3 || al < 0 || al >= AL_COUNT ||
+        sc < 0 || sc >= SC_COUNT || sscanf(argv[3], "%lu", &cfg.iterations) != 1 ||
+        sscanf(argv[4], "%llu", &seed) != 1 || sscanf(argv[5], "%d", &cfg.quick) != 1 ||
+        sscanf(argv[6], "%u", &cfg.class_top_log2) != 1 ||
+        sscanf(argv[7], "%u", &cfg.per_octave) != 1) {
+        fprintf(stderr, "rtmem-wcet: --child is internal (a traced child's arguments)\n");
+        _exit(2);
+    }
+    cfg.seed = seed;
+    int rc =
+        wcet_child_main(&cfg, (enum wcet_allocator)al, (enum wcet_scenario)sc, (enum wcet_api)api);
+    fflush(stderr);
+    _exit(rc);
+}
+
+static void print_header(const options *o, const machine *m)
+{
+    printf("rtmem wcet: instructions per call, counted exactly by ptrace single-stepping "
+           "(x86-64, user space)\n");
+    machine_print(stdout, m);
+    printf("profile %s: random-replace %lu iterations (seed %llu, 10000 slots, sizes [16, "
+           "4096)); TLSF classes up to 2^%u, %u per octave\nallocators:",
+           o->cfg.quick ? "quick" : "full", o->cfg.iterations, (unsigned long long)o->cfg.seed,
+           o->cfg.class_top_log2, o->cfg.per_octave);
+    for (unsigned a = 0; a < AL_COUNT; a++)
+        if (o->use[a])
+            printf(" %s", wcet_allocators[a].spec ? wcet_allocators[a].spec : "glibc");
+    printf("\n");
+    fflush(stdout);
+}
+
 int main(int argc, char **argv)
 {
     options o;
-    task tasks[2 * SC_COUNT * 2];
+    static task tasks[MAX_TASKS];
     char err[256];
+    if (argc > 1 && strcmp(argv[1], "--child") == 0)
+        child_mode(argc, argv);
     int rc = parse_options(argc, argv, &o);
     if (rc != 0)
         return rc < 0 ? 0 : rc;
@@ -440,20 +589,21 @@ int main(int argc, char **argv)
         fprintf(stderr, "rtmem-wcet: %s\n", err);
         return 1;
     }
-    fit_class_grid(&o.cfg);
+    if (o.use[AL_TLSF])
+        fit_class_grid(&o.cfg);
     size_t n = build_tasks(&o, tasks);
     for (size_t i = 0; i < n; i++)
         if ((tasks[i].out = tmpfile()) == NULL) {
             fprintf(stderr, "rtmem-wcet: tmpfile: %s\n", strerror(errno));
             return 1;
         }
+    machine m;
+    machine_describe(&m);
+    print_header(&o, &m);
+    unsigned lanes = o.jobs < n ? o.jobs : (unsigned)n;
+    fprintf(stderr, "rtmem-wcet: %zu tasks on %u tracer processes...\n", n, lanes);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    printf("rtmem-wcet: instructions per call, counted exactly by ptrace single-stepping "
-           "(x86-64)\nprofile %s: random-replace %lu iterations (seed %llu, 10000 slots, "
-           "sizes [16, 4096)); classes up to 2^%u, %u per octave\n",
-           o.cfg.quick ? "quick" : "full", o.cfg.iterations, (unsigned long long)o.cfg.seed,
-           o.cfg.class_top_log2, o.cfg.per_octave);
     if (run_lanes(tasks, n, &o) != 0)
         fprintf(stderr, "rtmem-wcet: a tracer process failed\n");
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -463,19 +613,19 @@ int main(int argc, char **argv)
     }
     size_t calls;
     int repeat_ok = compare_repeats(tasks, n, &calls);
+    double seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
     printf("self-test: exact in all %zu tasks (straight code, loop with calls, rep stosb, "
-           "tail call)\nrepeat: %zu (scenario, API) pairs run twice in separate processes, "
-           "%zu calls each: %s\n(%.1f s, %u tracer processes)\n\n",
-           n, n / 2, calls, repeat_ok ? "identical counts" : "MISMATCH",
-           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9,
-           o.jobs < n ? o.jobs : (unsigned)n);
+           "tail call)\nrepeat: %zu (allocator, scenario, API) triples run twice in separate "
+           "processes, %zu calls each: %s\n(%.1f s, %u tracer processes)\n\n",
+           n, n / 2, calls, repeat_ok ? "identical counts" : "MISMATCH", seconds, lanes);
     wcet_all all;
     wcet_sample *buf;
     if (gather(tasks, n, &all, &buf) != 0)
         return 1;
     (void)wcet_report_text(&all, &o.cfg);
+    int present = rows_present(&all, &o);
     int written = 1;
-    if (o.json && wcet_report_json(o.json, &all, &o.cfg, repeat_ok) != 0) {
+    if (o.json && wcet_report_json(o.json, &all, &o.cfg, repeat_ok, seconds, lanes) != 0) {
         fprintf(stderr, "rtmem-wcet: cannot write %s\n", o.json);
         written = 0;
     }
@@ -492,5 +642,5 @@ int main(int argc, char **argv)
     free(buf);
     for (size_t i = 0; i < n; i++)
         wcet_result_free(&tasks[i].res);
-    return repeat_ok && written ? 0 : 1;
+    return repeat_ok && written && present ? 0 : 1;
 }

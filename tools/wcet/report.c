@@ -1,9 +1,11 @@
 /*
  * tools/wcet/report.c -- turns the samples into what the issue asks for:
- * per measured function min / mean / p99 / max with the case that gave the
- * max, a per-scenario table, any code reached outside rtmem, the worst
- * alloc and free against the 120-instruction budget next to the published
- * figures of other TLSFs, plus the JSON document and the worst-path traces.
+ * per allocator and measured function min / mean / p99 / max with the case
+ * that gave the max, a per-scenario table, any code reached outside rtmem
+ * (and the system calls glibc made), a summary across allocators (worst
+ * alloc, worst free), TLSF's worst alloc and free against the
+ * 120-instruction budget next to the published figures of other TLSFs,
+ * plus the CSV and the worst-path traces. The JSON is report_json.c's.
  *
  * p99 is the nearest-rank percentile: the smallest count that at least 99 %
  * of the calls do not exceed.
@@ -28,28 +30,43 @@ const wcet_row_info wcet_rows[ROW_COUNT] = {
     {"aligned_4096", "rtm_aligned_alloc", WCET_EXTRA},
     {"realloc_grow", "rtm_realloc", WCET_EXTRA},
     {"realloc_shrink", "rtm_realloc", WCET_EXTRA},
+    {"alloc", "malloc", WCET_ALLOC},
+    {"free", "free", WCET_FREE},
+};
+
+/* Parameters: the pool's blocks hold the largest random-replace request;
+ * the page sizes are each algorithm's default (Xenomai's 512 for heapmem). */
+const wcet_allocator_info wcet_allocators[AL_COUNT] = {
+    {"tlsf", "tlsf", "generic and typed API"},
+    {"pool", "pool:4096", "4096-byte blocks"},
+    {"buddy", "buddy:4096", "4 KiB pages, heaps up to 1 GiB (18 orders)"},
+    {"halffit", "halffit", "32-byte units, heaps up to 1 GiB (25 orders)"},
+    {"slab", "slab:4096", "4 KiB slabs over a buddy of up to 1 GiB"},
+    {"heapmem", "heapmem:512", "512-byte pages"},
+    {"glibc", NULL, "glibc malloc/free, statically linked, main arena"},
 };
 
 const char *const wcet_scenario_names[SC_COUNT] = {
-    "self-test",  "random-replace", "split-huge",  "exact-fit",  "probe-fit",
-    "good-fit",   "classes",        "merge-none",  "merge-left", "merge-right",
-    "merge-both", "enomem",         "double-free", "aligned",    "realloc",
+    "self-test",     "random-replace", "split-huge",     "exact-fit",      "probe-fit",
+    "good-fit",      "classes",        "merge-none",     "merge-left",     "merge-right",
+    "merge-both",    "enomem",         "double-free",    "aligned",        "realloc",
+    "pool-ops",      "buddy-chain",    "buddy-orders",   "buddy-fail",     "halffit-chain",
+    "halffit-fail",  "slab-life",      "slab-large",     "slab-fail",      "heapmem-bucket",
+    "heapmem-range", "heapmem-fail",   "glibc-fastbins", "glibc-unsorted", "glibc-top",
+    "glibc-mmap",    "glibc-free",
+};
+
+const enum wcet_allocator wcet_scenario_owner[SC_COUNT] = {
+    AL_COUNT,   AL_COUNT,   AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,  AL_TLSF,  AL_TLSF,
+    AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,  AL_TLSF,  AL_POOL,
+    AL_BUDDY,   AL_BUDDY,   AL_BUDDY,   AL_HALFFIT, AL_HALFFIT, AL_SLAB,  AL_SLAB,  AL_SLAB,
+    AL_HEAPMEM, AL_HEAPMEM, AL_HEAPMEM, AL_GLIBC,   AL_GLIBC,   AL_GLIBC, AL_GLIBC, AL_GLIBC,
 };
 
 /* The published worst cases the issue compares with (alloc / free). */
-static const struct {
-    const char *name;
-    unsigned alloc, free;
-} published[] = {{"TLSF 2.4.6", 193, 218}, {"mattconte/tlsf", 208, 197}, {"o1heap", 104, 98}};
-
-typedef struct row_stats {
-    size_t n;
-    uint32_t min, p99, max;
-    double mean;
-    uint64_t foreign, syscalls, foreign_calls;
-    uint64_t foreign_at[4]; /* distinct first foreign addresses */
-    const wcet_sample *worst;
-} row_stats;
+const wcet_published wcet_published_figures[3] = {
+    {"TLSF 2.4.6", 193, 218}, {"mattconte/tlsf", 208, 197}, {"o1heap", 104, 98}};
+#define published wcet_published_figures
 
 static int by_count(const void *a, const void *b)
 {
@@ -60,7 +77,6 @@ static int by_count(const void *a, const void *b)
 static void note_foreign(row_stats *st, const wcet_sample *s)
 {
     st->foreign += s->foreign;
-    st->syscalls += s->syscalls;
     st->foreign_calls++;
     for (unsigned i = 0; i < 4; i++) {
         if (st->foreign_at[i] == s->first_foreign)
@@ -72,8 +88,7 @@ static void note_foreign(row_stats *st, const wcet_sample *s)
     }
 }
 
-/* Statistics of the samples matching row (and scenario, unless sc < 0). */
-static row_stats stats_of(const wcet_all *all, unsigned row, int sc)
+row_stats wcet_stats_of(const wcet_all *all, unsigned al, unsigned row, int sc)
 {
     row_stats st;
     memset(&st, 0, sizeof st);
@@ -83,7 +98,7 @@ static row_stats stats_of(const wcet_all *all, unsigned row, int sc)
         return st;
     for (size_t i = 0; i < all->count; i++) {
         const wcet_sample *s = &all->samples[i];
-        if (s->row != row || (sc >= 0 && s->scenario != (unsigned)sc))
+        if (s->row != row || s->allocator != al || (sc >= 0 && s->scenario != (unsigned)sc))
             continue;
         v[st.n++] = s->count;
         sum += s->count;
@@ -91,6 +106,11 @@ static row_stats stats_of(const wcet_all *all, unsigned row, int sc)
             st.worst = s;
         if (s->foreign != 0)
             note_foreign(&st, s);
+        if (s->syscalls != 0) {
+            st.syscalls += s->syscalls;
+            st.syscall_calls++;
+            st.sysmask |= s->sysmask;
+        }
     }
     if (st.n > 0) {
         qsort(v, st.n, sizeof *v, by_count);
@@ -103,7 +123,7 @@ static row_stats stats_of(const wcet_all *all, unsigned row, int sc)
     return st;
 }
 
-static void describe(char *buf, size_t len, const wcet_sample *s)
+void wcet_describe_sample(char *buf, size_t len, const wcet_sample *s)
 {
     char d[200];
     wcet_describe(d, sizeof d, s->scenario, s->variant, s->size);
@@ -112,13 +132,18 @@ static void describe(char *buf, size_t len, const wcet_sample *s)
 
 /* --- text --------------------------------------------------------------- */
 
-static void print_rows(const wcet_all *all, row_stats *st)
+static int row_shown(unsigned r, const row_stats *st)
+{
+    return wcet_rows[r].kind != WCET_SELFTEST && st[r].n > 0;
+}
+
+static void print_rows(const wcet_all *all, unsigned al, row_stats *st)
 {
     printf("%-15s %-18s %7s %5s %7s %5s %5s  %s\n", "kind", "function", "calls", "min", "mean",
            "p99", "max", "scenario of the max");
     for (unsigned r = 0; r < ROW_COUNT; r++) {
-        st[r] = stats_of(all, r, -1);
-        if (wcet_rows[r].kind == WCET_SELFTEST || st[r].n == 0)
+        st[r] = wcet_stats_of(all, al, r, -1);
+        if (!row_shown(r, st))
             continue;
         printf("%-15s %-18s %7zu %5u %7.1f %5u %5u  %s\n", wcet_rows[r].name, wcet_rows[r].function,
                st[r].n, st[r].min, st[r].mean, st[r].p99, st[r].max,
@@ -127,37 +152,42 @@ static void print_rows(const wcet_all *all, row_stats *st)
     printf("\nworst case of each kind:\n");
     for (unsigned r = 0; r < ROW_COUNT; r++) {
         char d[300];
-        if (wcet_rows[r].kind == WCET_SELFTEST || st[r].n == 0)
+        if (!row_shown(r, st))
             continue;
-        describe(d, sizeof d, st[r].worst);
+        wcet_describe_sample(d, sizeof d, st[r].worst);
         printf("  %-15s %4u  %s\n", wcet_rows[r].name, st[r].max, d);
     }
 }
 
 /* Max per (scenario, row): which states cost most for which call. */
-static void print_scenarios(const wcet_all *all)
+static void print_scenarios(const wcet_all *all, unsigned al, const row_stats *all_st)
 {
     static const char *const head[ROW_COUNT] = {
         [ROW_ALLOC] = "alloc",          [ROW_FREE] = "free",
         [ROW_TLSF_ALLOC] = "t_alloc",   [ROW_TLSF_FREE] = "t_free",
         [ROW_ALIGNED_64] = "al_64",     [ROW_ALIGNED_4096] = "al_4096",
-        [ROW_REALLOC_GROW] = "re_grow", [ROW_REALLOC_SHRINK] = "re_shrink"};
-    printf("\nmax instructions per scenario (t_ = typed rtm_tlsf_*, - = not measured there):\n");
+        [ROW_REALLOC_GROW] = "re_grow", [ROW_REALLOC_SHRINK] = "re_shrink",
+        [ROW_MALLOC] = "malloc",        [ROW_MFREE] = "free"};
+    printf("\nmax instructions per scenario%s:\n",
+           al == AL_TLSF ? " (t_ = typed rtm_tlsf_*, - = not measured there)" : "");
     printf("%-15s", "scenario");
     for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++)
-        printf(" %9s", head[r]);
+        if (all_st[r].n > 0)
+            printf(" %9s", head[r]);
     printf("\n");
     for (unsigned sc = 1; sc < SC_COUNT; sc++) {
         row_stats st[ROW_COUNT];
         int any = 0;
         for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++) {
-            st[r] = stats_of(all, r, (int)sc);
+            st[r] = wcet_stats_of(all, al, r, (int)sc);
             any |= st[r].n > 0;
         }
         if (!any)
             continue;
         printf("%-15s", wcet_scenario_names[sc]);
         for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++) {
+            if (all_st[r].n == 0)
+                continue;
             if (st[r].n > 0)
                 printf(" %9u", st[r].max);
             else
@@ -167,17 +197,41 @@ static void print_scenarios(const wcet_all *all)
     }
 }
 
-static void print_foreign(const row_stats *st)
+void wcet_sysmask_text(char *buf, size_t len, unsigned mask)
+{
+    static const char *const names[] = {"brk", "mmap", "munmap", "mremap", "madvise", "other"};
+    size_t used = 0;
+    buf[0] = '\0';
+    for (unsigned i = 0; i < 6; i++)
+        if ((mask >> i) & 1u && used < len)
+            used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? "+" : "", names[i]);
+}
+
+/* Code outside rtmem (rtm allocators) and system calls (any allocator). */
+static void print_foreign(unsigned al, const row_stats *st)
 {
     int any = 0;
-    printf("\ncode outside rtmem reached by measured calls (libc, vdso, syscalls):");
+    if (al == AL_GLIBC)
+        printf("\nsystem calls made by measured calls (each counted as one instruction; the "
+               "kernel's time is not in any count):");
+    else
+        printf("\ncode outside rtmem reached by measured calls (libc, vdso, syscalls):");
     for (unsigned r = 0; r < ROW_COUNT; r++) {
-        if (wcet_rows[r].kind == WCET_SELFTEST || st[r].foreign_calls == 0)
+        if (wcet_rows[r].kind == WCET_SELFTEST || (st[r].foreign_calls == 0 && st[r].syscalls == 0))
             continue;
         any = 1;
-        printf("\n  %-15s %llu calls, %llu instructions, %llu syscalls; first at",
+        char sys[64];
+        wcet_sysmask_text(sys, sizeof sys, st[r].sysmask);
+        if (al == AL_GLIBC) {
+            printf("\n  %-15s %llu of %zu calls made %llu system calls (%s)", wcet_rows[r].name,
+                   (unsigned long long)st[r].syscall_calls, st[r].n,
+                   (unsigned long long)st[r].syscalls, sys);
+            continue;
+        }
+        printf("\n  %-15s %llu calls, %llu instructions, %llu syscalls%s%s; first at",
                wcet_rows[r].name, (unsigned long long)st[r].foreign_calls,
-               (unsigned long long)st[r].foreign, (unsigned long long)st[r].syscalls);
+               (unsigned long long)st[r].foreign, (unsigned long long)st[r].syscalls,
+               sys[0] ? " " : "", sys);
         for (unsigned i = 0; i < 4 && st[r].foreign_at[i] != 0; i++) {
             uint64_t off;
             const char *name = wcet_symbols_name(st[r].foreign_at[i], &off);
@@ -189,7 +243,7 @@ static void print_foreign(const row_stats *st)
 
 /* The worst row of a kind (generic rows come first in the table, so a tie
  * names the generic function users call). */
-static unsigned worst_of_kind(const row_stats *st, enum wcet_row_kind kind)
+unsigned wcet_worst_of_kind(const row_stats *st, enum wcet_row_kind kind)
 {
     unsigned best = ROW_COUNT;
     for (unsigned r = 0; r < ROW_COUNT; r++)
@@ -199,114 +253,93 @@ static unsigned worst_of_kind(const row_stats *st, enum wcet_row_kind kind)
     return best;
 }
 
-int wcet_report_text(const wcet_all *all, const wcet_config *cfg)
+static const char *spec_of(unsigned al)
 {
-    row_stats st[ROW_COUNT];
-    print_rows(all, st);
-    print_scenarios(all);
-    print_foreign(st);
-    unsigned a = worst_of_kind(st, WCET_ALLOC), f = worst_of_kind(st, WCET_FREE);
+    return wcet_allocators[al].spec ? wcet_allocators[al].spec : wcet_allocators[al].name;
+}
+
+/* One allocator's section: rows, worst cases, scenarios, outside code. */
+static void print_allocator(const wcet_all *all, unsigned al, row_stats *st)
+{
+    printf("== %s (%s) ==\n", spec_of(al), wcet_allocators[al].note);
+    print_rows(all, al, st);
+    print_scenarios(all, al, st);
+    print_foreign(al, st);
+    printf("\n");
+}
+
+/* Worst alloc and worst free of every allocator, then the case of each. */
+static void print_summary(const wcet_all *all)
+{
+    row_stats st[AL_COUNT][2];
+    printf("summary: worst case per allocator, in instructions (rtm_alloc / rtm_free; malloc / "
+           "free for glibc)\n");
+    printf("%-12s %7s %11s %7s %10s  %s\n", "allocator", "allocs", "worst alloc", "frees",
+           "worst free", "system calls (one instruction each)");
+    for (unsigned al = 0; al < AL_COUNT; al++) {
+        if (!all->selected[al])
+            continue;
+        st[al][0] = wcet_stats_of(all, al, al == AL_GLIBC ? ROW_MALLOC : ROW_ALLOC, -1);
+        st[al][1] = wcet_stats_of(all, al, al == AL_GLIBC ? ROW_MFREE : ROW_FREE, -1);
+        char sys[64];
+        wcet_sysmask_text(sys, sizeof sys, st[al][0].sysmask | st[al][1].sysmask);
+        printf("%-12s %7zu %11u %7zu %10u  %llu%s%s%s\n", spec_of(al), st[al][0].n, st[al][0].max,
+               st[al][1].n, st[al][1].max,
+               (unsigned long long)(st[al][0].syscalls + st[al][1].syscalls), sys[0] ? " (" : "",
+               sys, sys[0] ? ")" : "");
+    }
+    printf("cases of the worst:\n");
+    for (unsigned al = 0; al < AL_COUNT; al++) {
+        if (!all->selected[al])
+            continue;
+        for (unsigned k = 0; k < 2; k++) {
+            char d[300] = "-";
+            if (st[al][k].n)
+                wcet_describe_sample(d, sizeof d, st[al][k].worst);
+            printf("  %-12s %-5s %s\n", spec_of(al), k ? "free" : "alloc", d);
+        }
+    }
+    printf("\n");
+}
+
+/* TLSF's worst alloc and free against the budget and the published TLSFs. */
+static int tlsf_verdict(const row_stats *st, const wcet_config *cfg)
+{
+    unsigned a = wcet_worst_of_kind(st, WCET_ALLOC), f = wcet_worst_of_kind(st, WCET_FREE);
     if (a == ROW_COUNT || f == ROW_COUNT) {
-        printf("\nno alloc or free measured (--only?): no verdict\n");
+        printf("no TLSF alloc or free measured (--only / --allocators?): no verdict\n");
         return 1;
     }
     char da[300], df[300];
-    describe(da, sizeof da, st[a].worst);
-    describe(df, sizeof df, st[f].worst);
-    printf("\nworst alloc: %u instructions (%s, %s)\n", st[a].max, wcet_rows[a].function, da);
-    printf("worst free:  %u instructions (%s, %s)\n", st[f].max, wcet_rows[f].function, df);
+    wcet_describe_sample(da, sizeof da, st[a].worst);
+    wcet_describe_sample(df, sizeof df, st[f].worst);
+    printf("TLSF worst alloc: %u instructions (%s, %s)\n", st[a].max, wcet_rows[a].function, da);
+    printf("TLSF worst free:  %u instructions (%s, %s)\n", st[f].max, wcet_rows[f].function, df);
     printf("published (alloc/free):");
     for (size_t i = 0; i < sizeof published / sizeof published[0]; i++)
         printf("%s %s %u/%u", i ? "," : "", published[i].name, published[i].alloc,
                published[i].free);
     printf("; rtmem %u/%u\n", st[a].max, st[f].max);
     int pass = st[a].max <= WCET_TARGET && st[f].max <= WCET_TARGET;
-    printf("%s: worst alloc %u, worst free %u, target <= %u instructions each%s\n",
+    printf("%s: TLSF worst alloc %u, worst free %u, target <= %u instructions each%s\n",
            pass ? "PASS" : "FAIL", st[a].max, st[f].max, WCET_TARGET,
            cfg->quick ? " (quick profile: fewer states than the full run)" : "");
     return pass;
 }
 
-/* --- JSON --------------------------------------------------------------- */
-
-static void json_str(FILE *f, const char *s)
+int wcet_report_text(const wcet_all *all, const wcet_config *cfg)
 {
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fprintf(f, "\\%c", *s);
-        else if ((unsigned char)*s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned)(unsigned char)*s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
-static void json_row(FILE *f, const wcet_all *all, unsigned r, const row_stats *st)
-{
-    char d[300];
-    describe(d, sizeof d, st->worst);
-    fprintf(f,
-            "    {\"kind\": \"%s\", \"function\": \"%s\", \"budgeted\": %s, \"calls\": %zu, "
-            "\"min\": %u, \"mean\": %.2f, \"p99\": %u, \"max\": %u, ",
-            wcet_rows[r].name, wcet_rows[r].function,
-            wcet_rows[r].kind == WCET_EXTRA ? "false" : "true", st->n, st->min, st->mean, st->p99,
-            st->max);
-    fprintf(f, "\"worst_scenario\": \"%s\", \"worst_case\": ",
-            wcet_scenario_names[st->worst->scenario]);
-    json_str(f, d);
-    fprintf(f, ", \"foreign_instructions\": %llu, \"syscalls\": %llu,\n     \"scenarios\": {",
-            (unsigned long long)st->foreign, (unsigned long long)st->syscalls);
-    int first = 1;
-    for (unsigned sc = 1; sc < SC_COUNT; sc++) {
-        row_stats s = stats_of(all, r, (int)sc);
-        if (s.n == 0)
+    row_stats st[ROW_COUNT], tlsf[ROW_COUNT];
+    memset(tlsf, 0, sizeof tlsf);
+    for (unsigned al = 0; al < AL_COUNT; al++) {
+        if (!all->selected[al])
             continue;
-        fprintf(f,
-                "%s\"%s\": {\"calls\": %zu, \"min\": %u, \"mean\": %.2f, \"p99\": %u, "
-                "\"max\": %u}",
-                first ? "" : ", ", wcet_scenario_names[sc], s.n, s.min, s.mean, s.p99, s.max);
-        first = 0;
+        print_allocator(all, al, st);
+        if (al == AL_TLSF)
+            memcpy(tlsf, st, sizeof st);
     }
-    fprintf(f, "}}");
-}
-
-int wcet_report_json(const char *path, const wcet_all *all, const wcet_config *cfg, int repeat_ok)
-{
-    FILE *f = fopen(path, "w");
-    if (f == NULL)
-        return -1;
-    row_stats st[ROW_COUNT];
-    for (unsigned r = 0; r < ROW_COUNT; r++)
-        st[r] = stats_of(all, r, -1);
-    unsigned a = worst_of_kind(st, WCET_ALLOC), fr = worst_of_kind(st, WCET_FREE);
-    fprintf(f, "{\n  \"tool\": \"rtmem-wcet\",\n  \"method\": \"ptrace single-step, x86-64\",\n");
-    fprintf(f, "  \"profile\": \"%s\", \"seed\": %llu, \"iterations\": %lu,\n",
-            cfg->quick ? "quick" : "full", (unsigned long long)cfg->seed, cfg->iterations);
-    fprintf(f, "  \"classes_top_log2\": %u, \"classes_per_octave\": %u,\n", cfg->class_top_log2,
-            cfg->per_octave);
-    fprintf(f, "  \"selftest_ok\": true, \"repeat_identical\": %s,\n  \"rows\": [\n",
-            repeat_ok ? "true" : "false");
-    int first = 1;
-    for (unsigned r = 0; r < ROW_COUNT; r++) {
-        if (wcet_rows[r].kind == WCET_SELFTEST || st[r].n == 0)
-            continue;
-        fprintf(f, "%s", first ? "" : ",\n");
-        json_row(f, all, r, &st[r]);
-        first = 0;
-    }
-    fprintf(f, "\n  ],\n  \"target\": %u,\n", WCET_TARGET);
-    if (a < ROW_COUNT && fr < ROW_COUNT)
-        fprintf(f, "  \"worst_alloc\": %u, \"worst_free\": %u, \"pass\": %s,\n", st[a].max,
-                st[fr].max,
-                st[a].max <= WCET_TARGET && st[fr].max <= WCET_TARGET ? "true" : "false");
-    fprintf(f, "  \"published\": {");
-    for (size_t i = 0; i < sizeof published / sizeof published[0]; i++)
-        fprintf(f, "%s\"%s\": {\"alloc\": %u, \"free\": %u}", i ? ", " : "", published[i].name,
-                published[i].alloc, published[i].free);
-    fprintf(f, "}\n}\n");
-    return fclose(f) == 0 ? 0 : -1;
+    print_summary(all);
+    return all->selected[AL_TLSF] ? tlsf_verdict(tlsf, cfg) : 1;
 }
 
 /* --- CSV --------------------------------------------------------------- */
@@ -316,7 +349,8 @@ int wcet_report_csv(const char *path, const wcet_all *all)
     FILE *f = fopen(path, "w");
     if (f == NULL)
         return -1;
-    fprintf(f, "kind,function,scenario,variant,size,instructions,foreign,syscalls,case\n");
+    fprintf(f, "allocator,kind,function,scenario,variant,size,instructions,foreign,syscalls,"
+               "case\n");
     for (size_t i = 0; i < all->count; i++) {
         const wcet_sample *s = &all->samples[i];
         char d[300];
@@ -325,9 +359,10 @@ int wcet_report_csv(const char *path, const wcet_all *all)
         wcet_describe(d, sizeof d, s->scenario, s->variant, s->size);
         for (char *c = d; *c; c++)
             *c = *c == ',' ? ';' : *c;
-        fprintf(f, "%s,%s,%s,%u,%llu,%u,%u,%u,%s\n", wcet_rows[s->row].name,
-                wcet_rows[s->row].function, wcet_scenario_names[s->scenario], s->variant,
-                (unsigned long long)s->size, s->count, s->foreign, s->syscalls, d);
+        fprintf(f, "%s,%s,%s,%s,%u,%llu,%u,%u,%u,%s\n", wcet_allocators[s->allocator].name,
+                wcet_rows[s->row].name, wcet_rows[s->row].function,
+                wcet_scenario_names[s->scenario], s->variant, (unsigned long long)s->size, s->count,
+                s->foreign, s->syscalls, d);
     }
     return fclose(f) == 0 ? 0 : -1;
 }
@@ -358,15 +393,16 @@ static void disasm_load(disasm *d, const wcet_all *all)
 {
     size_t total = 0;
     memset(d, 0, sizeof *d);
-    for (unsigned r = 0; r < ROW_COUNT; r++)
-        total += all->worst[r] ? all->worst[r]->len : 0;
+    const wcet_trace *const *worst = &all->worst[0][0];
+    for (unsigned r = 0; r < AL_COUNT * ROW_COUNT; r++)
+        total += worst[r] ? worst[r]->len : 0;
     d->addr = malloc((total + 1) * sizeof *d->addr);
     d->text = calloc(total + 1, sizeof *d->text);
     if (d->addr == NULL || d->text == NULL)
         return;
-    for (unsigned r = 0; r < ROW_COUNT; r++)
-        for (size_t i = 0; all->worst[r] && i < all->worst[r]->len; i++)
-            d->addr[d->n++] = all->worst[r]->rip[i];
+    for (unsigned r = 0; r < AL_COUNT * ROW_COUNT; r++)
+        for (size_t i = 0; worst[r] && i < worst[r]->len; i++)
+            d->addr[d->n++] = worst[r]->rip[i];
     qsort(d->addr, d->n, sizeof *d->addr, by_addr);
     size_t u = 0;
     for (size_t i = 0; i < d->n; i++)
@@ -429,14 +465,15 @@ int wcet_report_traces(const char *path, const wcet_all *all)
     if (f == NULL)
         return -1;
     disasm_load(&d, all);
-    for (unsigned r = 0; r < ROW_COUNT; r++) {
-        const wcet_trace *t = all->worst[r];
+    for (unsigned k = 0; k < AL_COUNT * ROW_COUNT; k++) {
+        unsigned al = k / ROW_COUNT, r = k % ROW_COUNT;
+        const wcet_trace *t = all->worst[al][r];
         char desc[300];
         if (t == NULL || wcet_rows[r].kind == WCET_SELFTEST)
             continue;
-        describe(desc, sizeof desc, &t->sample);
-        fprintf(f, "== %s (%s): %u instructions; %s\n", wcet_rows[r].name, wcet_rows[r].function,
-                t->sample.count, desc);
+        wcet_describe_sample(desc, sizeof desc, &t->sample);
+        fprintf(f, "== %s %s (%s): %u instructions; %s\n", wcet_allocators[al].name,
+                wcet_rows[r].name, wcet_rows[r].function, t->sample.count, desc);
         trace_breakdown(f, t);
         for (size_t i = 0; i < t->len; i++) {
             uint64_t off;

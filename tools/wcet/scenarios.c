@@ -3,6 +3,9 @@
  * purpose through the public API, each measured in isolation (a fresh heap
  * per case, so one measurement never inherits another's state).
  *
+ * (The other allocators' states: scenarios_rtm.c, scenarios_glibc.c; the
+ * random-replace scenario below and the dispatch serve them all.)
+ *
  * Why these states: a TLSF operation is a fixed sequence of bit scans, list
  * removals and insertions, a split or merges; what varies is which branches
  * each step takes. The scenarios force every branch the issue names:
@@ -81,13 +84,15 @@ static uint64_t rng_next(uint64_t *s)
 /* 10,000 slots filled with random sizes, then each iteration frees a random
  * slot and refills it with a new random size, both calls measured. The heap
  * (256 MiB of address space for at most 40 MiB live) never refuses; a
- * refusal would be a fake speed-up, so it fails the run. */
+ * refusal would be a fake speed-up, so it fails the run. The same for every
+ * allocator (same seed, same sequence of sizes); glibc's heap is its own. */
 static int random_replace(wcet_heap *w, const wcet_config *cfg)
 {
     static void *slot[RR_SLOTS];
     static size_t slot_size[RR_SLOTS];
     uint64_t rng = cfg->seed;
-    TRY(wcet_heap_new(w, 0, 256 * MIB));
+    if (w->al != AL_GLIBC)
+        TRY(wcet_heap_new(w, 0, 256 * MIB));
     for (unsigned i = 0; i < RR_SLOTS; i++) {
         slot_size[i] = RR_MIN + (size_t)(rng_next(&rng) % RR_RANGE);
         slot[i] = wcet_raw_alloc(w, slot_size[i]);
@@ -102,7 +107,7 @@ static int random_replace(wcet_heap *w, const wcet_config *cfg)
         slot_size[i] = n;
         REQUIRE(slot[i] != NULL, "refused %zu bytes at iteration %lu (heap too small)", n, it);
     }
-    REQUIRE(wcet_raw_check(w) == 0, "heap check failed after the run");
+    REQUIRE(w->al == AL_GLIBC || wcet_raw_check(w) == 0, "heap check failed after the run");
     return 0;
 }
 
@@ -555,18 +560,28 @@ static int realloc_in_place(wcet_heap *w)
 
 /* --- dispatch ------------------------------------------------------------ */
 
-int wcet_scenario_uses(enum wcet_scenario sc, enum wcet_api api)
+int wcet_scenario_uses(enum wcet_allocator al, enum wcet_scenario sc, enum wcet_api api)
 {
+    enum wcet_allocator owner = wcet_scenario_owner[sc];
     if (sc == SC_SELFTEST)
         return 0; /* runs inside every task */
+    if (owner != AL_COUNT && owner != al)
+        return 0;
+    if (al != AL_TLSF)
+        return api == API_GENERIC; /* only TLSF has typed rows */
     if (sc == SC_ALIGNED || sc == SC_REALLOC)
         return api == API_GENERIC; /* reported rows are the generic calls */
     return 1;
 }
 
-unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_scenario sc)
+unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_allocator al,
+                                   enum wcet_scenario sc)
 {
     static size_t spans[GRID_MAX];
+    if (sc != SC_RANDOM_REPLACE && al == AL_GLIBC)
+        return 150;
+    if (sc != SC_RANDOM_REPLACE && al != AL_TLSF)
+        return wcet_rtm_weight(cfg, sc);
     switch (sc) {
     case SC_RANDOM_REPLACE:
         return 2 * cfg->iterations;
@@ -581,12 +596,19 @@ unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_scenario sc
     }
 }
 
-int wcet_child_main(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api api)
+int wcet_child_main(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
+                    enum wcet_api api)
 {
-    wcet_heap w = {api, NULL, NULL};
+    wcet_heap w = {api, NULL, NULL, al};
     wcet_current = "self-test";
     TRY(selftest());
     wcet_current = wcet_scenario_names[sc];
+    if (sc == SC_RANDOM_REPLACE)
+        return random_replace(&w, cfg);
+    if (al == AL_GLIBC)
+        return wcet_glibc_scenario(cfg, sc);
+    if (al != AL_TLSF)
+        return wcet_rtm_scenario(&w, cfg, sc);
     switch (sc) {
     case SC_SELFTEST:
         return 0;
@@ -615,10 +637,10 @@ int wcet_child_main(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api
         return aligned(&w, cfg);
     case SC_REALLOC:
         return realloc_in_place(&w);
-    case SC_COUNT:
+    default:
         break;
     }
-    return wcet_fail("unknown scenario %d", (int)sc);
+    return wcet_fail("scenario %d is not a TLSF scenario", (int)sc);
 }
 
 /* --- describing a case ----------------------------------------------------- */
@@ -708,7 +730,9 @@ void wcet_describe(char *buf, size_t len, unsigned sc, unsigned v, uint64_t size
         describe_realloc(buf, len, v, size);
         break;
     default:
-        snprintf(buf, len, "variant %u size %llu", v, n);
+        if (!wcet_rtm_describe(buf, len, sc, v, size) &&
+            !wcet_glibc_describe(buf, len, sc, v, size))
+            snprintf(buf, len, "variant %u size %llu", v, n);
         break;
     }
 }

@@ -216,7 +216,7 @@ static const fn_range *lookup(uint64_t addr)
     return &fns[lo - 1];
 }
 
-static int in_text(uint64_t addr)
+int wcet_symbols_in_text(uint64_t addr)
 {
     for (size_t i = 0; i < text_count; i++)
         if (addr >= texts[i].lo && addr < texts[i].hi)
@@ -226,7 +226,7 @@ static int in_text(uint64_t addr)
 
 int wcet_symbols_is_library(uint64_t addr)
 {
-    if (!in_text(addr))
+    if (!wcet_symbols_in_text(addr))
         return 0;
     const fn_range *f = lookup(addr);
     return f != NULL && f->library;

@@ -27,7 +27,17 @@
  *
  * Each counted instruction is also classified (symbols.c): instructions
  * outside rtmem's functions are "foreign" (libc's __errno_location, memcpy,
- * the vdso); foreign syscall instructions are counted separately.
+ * the vdso); for glibc's malloc / free every instruction is the
+ * allocator's. syscall instructions are counted separately, with the
+ * system call they made (orig_rax after the step): a user-space count sees
+ * a system call as one instruction and none of its kernel time.
+ *
+ * A glibc task's child execs this program afresh (with address-space
+ * randomisation off: brk and mmap then return the same addresses in both
+ * runs), so that malloc's state does not depend on what the lane process
+ * allocated before forking it. The binary is static and not PIE, so every
+ * function has the same address in the new image; a PIE build would show
+ * up as an unexpected trap, never as a wrong count.
  */
 #include <errno.h>
 #include <signal.h>
@@ -35,9 +45,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/personality.h>
 #include <sys/ptrace.h>
 #include <sys/types.h>
 #include <sys/user.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -72,6 +84,10 @@ uintptr_t wcet_row_entry(enum wcet_row row)
     case ROW_REALLOC_GROW:
     case ROW_REALLOC_SHRINK:
         return (uintptr_t)rtm_realloc;
+    case ROW_MALLOC:
+        return (uintptr_t)malloc;
+    case ROW_MFREE:
+        return (uintptr_t)free;
     case ROW_COUNT:
         break;
     }
@@ -88,6 +104,7 @@ typedef struct tracee {
     wcet_sample next; /* the call the last marker announced       */
     uint64_t *rip;    /* addresses of the call being stepped      */
     size_t rip_len, rip_cap;
+    enum wcet_allocator al; /* the task's allocator, for every sample */
 } tracee;
 
 static int task_error(tracee *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -156,20 +173,59 @@ static int trace_push(tracee *c, uint64_t addr)
     return 0;
 }
 
-/* Accounts for one completed instruction that started at addr. */
-static int account(tracee *c, wcet_sample *s, uint64_t addr)
+/* The first two bytes of the instruction at addr. Inside our own text they
+ * are read from our own memory, which holds the same program (and never a
+ * planted breakpoint: those are written into the child only); elsewhere
+ * (the vdso) from the child's. Returns 0 or -1. */
+static int opcode_at(tracee *c, uint64_t addr, unsigned *op)
 {
+    if (wcet_symbols_in_text(addr) && wcet_symbols_in_text(addr + 1)) {
+        const unsigned char *b = (const unsigned char *)(uintptr_t)addr;
+        *op = b[0] | (unsigned)b[1] << 8;
+        return 0;
+    }
+    long word;
+    if (peek(c, PTRACE_PEEKTEXT, (uintptr_t)addr, &word) != 0)
+        return -1;
+    *op = (unsigned)word & 0xffffu; /* little endian: first two bytes */
+    return 0;
+}
+
+static unsigned sys_bit(unsigned long long nr)
+{
+    switch (nr) {
+    case SYS_brk:
+        return WCET_SYS_BRK;
+    case SYS_mmap:
+        return WCET_SYS_MMAP;
+    case SYS_munmap:
+        return WCET_SYS_MUNMAP;
+    case SYS_mremap:
+        return WCET_SYS_MREMAP;
+    case SYS_madvise:
+        return WCET_SYS_MADVISE;
+    default:
+        return WCET_SYS_OTHER;
+    }
+}
+
+/* Accounts for one completed instruction that started at addr; after is
+ * the register state once it ran (orig_rax: the system call it made). */
+static int account(tracee *c, wcet_sample *s, uint64_t addr, const struct user_regs_struct *after)
+{
+    unsigned op;
     s->count++;
-    if (!wcet_symbols_is_library(addr)) {
-        long word;
+    int glibc_row = s->row == ROW_MALLOC || s->row == ROW_MFREE; /* all glibc's own */
+    if (!glibc_row && !wcet_symbols_is_library(addr)) {
         s->foreign++;
         if (s->first_foreign == 0)
             s->first_foreign = addr;
-        if (peek(c, PTRACE_PEEKTEXT, (uintptr_t)addr, &word) != 0)
-            return -1;
-        unsigned op = (unsigned)word & 0xffffu;              /* little endian: first two bytes */
-        if (op == 0x050fu || op == 0x340fu || op == 0x80cdu) /* syscall, sysenter, int 0x80 */
-            s->syscalls++;
+    }
+    if (opcode_at(c, addr, &op) != 0)
+        return -1;
+    if (op == 0x050fu || op == 0x340fu || op == 0x80cdu) { /* syscall, sysenter, int 0x80 */
+        s->syscalls++;
+        s->sysmask = (uint8_t)(s->sysmask | sys_bit(after->orig_rax));
     }
     return trace_push(c, addr);
 }
@@ -197,7 +253,7 @@ static int step_call(tracee *c, struct user_regs_struct *regs, wcet_sample *s)
                               strsignal(sig), (unsigned long long)prev);
         if (get_regs(c, regs) != 0)
             return -1;
-        if (regs->rip != prev && account(c, s, prev) != 0)
+        if (regs->rip != prev && account(c, s, prev, regs) != 0)
             return -1; /* rip unchanged: one more iteration of a rep prefix */
         prev = regs->rip;
         if (regs->rsp > entry_sp)
@@ -252,7 +308,8 @@ static int check_sample(tracee *c, const wcet_sample *s)
                               "self-test %s: classifier calls %u of %u probe instructions "
                               "rtmem's",
                               wcet_rows[s->row].function, s->count - s->foreign, s->count);
-    } else if (c->rip_len > 0 && !wcet_symbols_is_library(c->rip[0])) {
+    } else if (s->row != ROW_MALLOC && s->row != ROW_MFREE && c->rip_len > 0 &&
+               !wcet_symbols_is_library(c->rip[0])) {
         return task_error(c, "classifier does not recognise %s's entry as rtmem code",
                           wcet_rows[s->row].function);
     }
@@ -274,6 +331,7 @@ static int on_marker(tracee *c, const struct user_regs_struct *r)
     c->next.scenario = (uint16_t)r->rsi;
     c->next.variant = (uint32_t)r->rdx;
     c->next.size = r->rcx;
+    c->next.allocator = (uint8_t)c->al;
     c->bp = wcet_row_entry((enum wcet_row)r->rdi);
     if (peek(c, PTRACE_PEEKTEXT, c->bp, &c->bp_word) != 0)
         return -1;
@@ -321,6 +379,8 @@ static int trace_loop(tracee *c)
                               strsignal(WTERMSIG(st)));
         sig = WSTOPSIG(st);
         struct user_regs_struct r;
+        if (st >> 8 == (SIGTRAP | PTRACE_EVENT_EXEC << 8))
+            continue; /* a glibc child's fresh image: let it run */
         if (sig != SIGTRAP)
             return task_error(c, "child stopped by signal %d (%s)", sig, strsignal(sig));
         if (get_regs(c, &r) != 0)
@@ -337,35 +397,61 @@ static int trace_loop(tracee *c)
     }
 }
 
+/* A glibc child: this program again, told what to run (main.c's --child),
+ * at fixed addresses. Returns only when exec failed. */
+static void exec_child(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
+                       enum wcet_api api)
+{
+    char a[6][32];
+    snprintf(a[0], sizeof a[0], "%d,%d,%d", (int)al, (int)sc, (int)api);
+    snprintf(a[1], sizeof a[1], "%lu", cfg->iterations);
+    snprintf(a[2], sizeof a[2], "%llu", (unsigned long long)cfg->seed);
+    snprintf(a[3], sizeof a[3], "%d", cfg->quick);
+    snprintf(a[4], sizeof a[4], "%u", cfg->class_top_log2);
+    snprintf(a[5], sizeof a[5], "%u", cfg->per_octave);
+    char *argv[] = {"rtmem-wcet", "--child", a[0], a[1], a[2], a[3], a[4], a[5], NULL};
+    if (personality(ADDR_NO_RANDOMIZE) == -1)
+        fprintf(stderr, "rtmem-wcet: note: personality(ADDR_NO_RANDOMIZE): %s\n", strerror(errno));
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "rtmem-wcet: exec /proc/self/exe: %s\n", strerror(errno));
+}
+
 /* The child: become traceable, stop so the tracer can set options, run. */
-static void child(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api api)
+static void child(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
+                  enum wcet_api api)
 {
     if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) {
         fprintf(stderr, "rtmem-wcet: PTRACE_TRACEME: %s\n", strerror(errno));
         _exit(3);
     }
     raise(SIGSTOP);
-    int rc = wcet_child_main(cfg, sc, api);
+    if (al == AL_GLIBC) {
+        exec_child(cfg, al, sc, api);
+        _exit(3);
+    }
+    int rc = wcet_child_main(cfg, al, sc, api);
     fflush(stderr);
     _exit(rc);
 }
 
-int wcet_run_task(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api api,
-                  wcet_result *res)
+int wcet_run_task(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
+                  enum wcet_api api, wcet_result *res)
 {
     tracee c;
     memset(&c, 0, sizeof c);
     c.res = res;
+    c.al = al;
     fflush(NULL); /* the child must not flush our buffers a second time */
     c.pid = fork();
     if (c.pid < 0)
         return task_error(&c, "fork: %s", strerror(errno));
     if (c.pid == 0)
-        child(cfg, sc, api);
+        child(cfg, al, sc, api);
     int sig = 0, rc = wait_stop(&c, &sig);
     if (rc == 0 && sig != SIGSTOP)
         rc = task_error(&c, "child stopped by signal %d before starting", sig);
-    if (rc == 0 && ptrace(PTRACE_SETOPTIONS, c.pid, NULL, (void *)PTRACE_O_EXITKILL) != 0)
+    if (rc == 0 && ptrace(PTRACE_SETOPTIONS, c.pid, NULL,
+                          (void *)(PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC)) != 0)
         rc = task_error(&c, "PTRACE_SETOPTIONS: %s", strerror(errno));
     if (rc == 0)
         rc = trace_loop(&c);

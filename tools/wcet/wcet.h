@@ -8,12 +8,20 @@
  *     |           through the task list, repeat comparison, exit status
  *   tracer.c      a lane: forks a child, ptrace-steps every measured call
  *     |  fork       and writes one wcet_sample per call
- *   scenarios.c   the child: builds heap states through the public API and
- *                 announces each measured call with wcet_marker()
+ *   scenarios.c   the child: builds TLSF heap states through the public API
+ *                 and announces each measured call with wcet_marker(); the
+ *                 random-replace scenario every allocator shares; dispatch
+ *   scenarios_rtm.c    the adversarial states of pool, buddy, halffit, slab
+ *                      and heapmem (through rtm_alloc / rtm_free)
+ *   scenarios_glibc.c  glibc malloc's adversarial states (the child of a
+ *                      glibc task is a fresh exec of this program, so that
+ *                      malloc's state is the same in both runs)
  *   probes.c      the marker and the self-test functions (assembly, so that
  *                 their instruction counts are known exactly)
  *   symbols.c     /proc/self/exe's symbol table: is an address rtmem's code?
- *   report.c      min/mean/p99/max tables, the verdict, JSON
+ *   report.c      min/mean/p99/max tables per allocator, the summary
+ *                 across allocators, the TLSF verdict, CSV, traces
+ *   report_json.c the --json document (the lab's envelope, machine.c)
  *
  * Parent and child are the same program image (fork, no exec), so a function
  * address means the same thing in both: the tracer plants its breakpoints at
@@ -27,6 +35,29 @@
 
 /* The budget the issue sets for the worst alloc and the worst free. */
 #define WCET_TARGET 120u
+
+/* --- allocators ---------------------------------------------------------- */
+
+/* Every rtm algorithm (rtm_algorithms()) with the parameters it is measured
+ * with, and glibc's malloc, statically linked into this executable. */
+enum wcet_allocator {
+    AL_TLSF,
+    AL_POOL,
+    AL_BUDDY,
+    AL_HALFFIT,
+    AL_SLAB,
+    AL_HEAPMEM,
+    AL_GLIBC,
+    AL_COUNT
+};
+
+typedef struct wcet_allocator_info {
+    const char *name; /* --allocators name; rtm_algorithms()'s for rtm ones */
+    const char *spec; /* rtm_heap_create() name with parameters; NULL: glibc */
+    const char *note; /* the parameters, in words, for the report           */
+} wcet_allocator_info;
+
+extern const wcet_allocator_info wcet_allocators[AL_COUNT];
 
 /* --- measured functions ("rows" of the report) -------------------------- */
 
@@ -47,6 +78,8 @@ enum wcet_row {
     ROW_ALIGNED_4096,   /* rtm_aligned_alloc(h, 4096, n)                  */
     ROW_REALLOC_GROW,   /* rtm_realloc growing in place                   */
     ROW_REALLOC_SHRINK, /* rtm_realloc shrinking in place                */
+    ROW_MALLOC,         /* glibc malloc                                   */
+    ROW_MFREE,          /* glibc free                                     */
     ROW_COUNT
 };
 
@@ -74,10 +107,38 @@ enum wcet_scenario {
     SC_DOUBLE_FREE,    /* second free of a block, detected                  */
     SC_ALIGNED,        /* aligned_alloc 64 / 4096 at every start offset     */
     SC_REALLOC,        /* realloc grow in place / shrink in place           */
+    /* pool (scenarios_rtm.c) */
+    SC_POOL_OPS, /* fresh block, reused block, full pool, double free  */
+    /* buddy */
+    SC_BUDDY_CHAIN,  /* one page split from / merged into a 2^j-page block */
+    SC_BUDDY_ORDERS, /* every order requested from one top-order block     */
+    SC_BUDDY_FAIL,   /* full heap, too large, double free                  */
+    /* halffit */
+    SC_HF_CHAIN, /* longest halving chain and merge chain              */
+    SC_HF_FAIL,  /* full heap, too large, double free                  */
+    /* slab */
+    SC_SLAB_LIFE,  /* a slab's life: new from the buddy, last slot, empty */
+    SC_SLAB_LARGE, /* large blocks split from / merged into the buddy    */
+    SC_SLAB_FAIL,  /* buddy exhausted, double free                       */
+    /* heapmem */
+    SC_HM_BUCKET, /* bucket page taken, last slot, page given back      */
+    SC_HM_RANGE,  /* range split, exact, coalescing none/left/right/both */
+    SC_HM_FAIL,   /* no page: larger class serves; full; double free    */
+    /* glibc (scenarios_glibc.c) */
+    SC_G_FASTBINS, /* malloc_consolidate of n fastbin chunks             */
+    SC_G_UNSORTED, /* a malloc sorting n unsorted chunks into bins       */
+    SC_G_TOP,      /* requests from the top chunk, growing it by brk     */
+    SC_G_MMAP,     /* chunks above the mmap threshold: mmap / munmap     */
+    SC_G_FREE,     /* free merging both sides, trimming the top          */
     SC_COUNT
 };
 
-/* Which API a task drives: the generic rtm_* calls or the typed rtm_tlsf_*. */
+/* The allocator a scenario belongs to (random-replace: AL_COUNT, all). */
+extern const enum wcet_allocator wcet_scenario_owner[SC_COUNT];
+
+/* Which API a task drives: the generic rtm_* calls or the typed rtm_tlsf_*
+ * (TLSF only; every other allocator runs on API_GENERIC: rtm_alloc /
+ * rtm_free, or malloc / free for glibc). */
 enum wcet_api { API_GENERIC, API_TYPED };
 
 /* How big a run is. */
@@ -89,6 +150,14 @@ typedef struct wcet_config {
     unsigned per_octave;      /* classes: request sizes per power of two */
 } wcet_config;
 
+/* System calls seen inside a measured call (by number, from orig_rax). */
+#define WCET_SYS_BRK     1u
+#define WCET_SYS_MMAP    2u
+#define WCET_SYS_MUNMAP  4u
+#define WCET_SYS_MREMAP  8u
+#define WCET_SYS_MADVISE 16u
+#define WCET_SYS_OTHER   32u
+
 /* One measured call, as the tracer saw it. Both runs of a task must produce
  * the same sequence of these, field for field. */
 typedef struct wcet_sample {
@@ -99,7 +168,9 @@ typedef struct wcet_sample {
     uint32_t count;         /* instructions from entry to return, inclusive */
     uint32_t foreign;       /* of those, executed outside rtmem's code      */
     uint32_t syscalls;      /* syscall instructions among the foreign ones  */
-    uint32_t reserved;      /* zero; keeps the record 8-aligned             */
+    uint8_t allocator;      /* enum wcet_allocator                          */
+    uint8_t sysmask;        /* WCET_SYS_* bits: which system calls ran      */
+    uint16_t reserved;      /* zero; keeps the record 8-aligned             */
     uint64_t first_foreign; /* address of the first foreign instruction     */
 } wcet_sample;
 
@@ -140,6 +211,9 @@ uint32_t wcet_selftest_expected(enum wcet_row row, uint64_t n);
  * or -1 with a message in err. */
 int wcet_symbols_load(const char *library_files, char *err, size_t errlen);
 
+/* 1 if addr lies in an executable segment of this program. */
+int wcet_symbols_in_text(uint64_t addr);
+
 /* 1 if addr lies in a function of rtmem (global rtm_* or a local function
  * of one of rtmem's source files), else 0. */
 int wcet_symbols_is_library(uint64_t addr);
@@ -155,26 +229,39 @@ uintptr_t wcet_row_entry(enum wcet_row row);
 
 /* Runs one task: forks a child running the scenario, traces it, fills res.
  * Returns 0, or -1 with res->error set. */
-int wcet_run_task(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api api,
-                  wcet_result *res);
+int wcet_run_task(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
+                  enum wcet_api api, wcet_result *res);
 
 void wcet_result_free(wcet_result *res);
 
 /* --- scenarios.c (runs in the traced child) ----------------------------- */
 
-/* Runs the self-test calls, then scenario sc. Returns 0, or 1 after printing
- * why the heap did not reach the state the scenario needs. */
-int wcet_child_main(const wcet_config *cfg, enum wcet_scenario sc, enum wcet_api api);
+/* Runs the self-test calls, then scenario sc of allocator al. Returns 0, or
+ * 1 after printing why the heap did not reach the state the scenario needs. */
+int wcet_child_main(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
+                    enum wcet_api api);
 
-/* Whether scenario sc is measured through api (aligned and realloc run on
- * the generic API only). */
-int wcet_scenario_uses(enum wcet_scenario sc, enum wcet_api api);
+/* Whether allocator al measures scenario sc through api (TLSF's aligned and
+ * realloc run on the generic API only; other allocators have no typed
+ * rows). */
+int wcet_scenario_uses(enum wcet_allocator al, enum wcet_scenario sc, enum wcet_api api);
 
 /* Rough cost of a task in measured calls, to start the big ones first. */
-unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_scenario sc);
+unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_allocator al,
+                                   enum wcet_scenario sc);
 
 /* Writes a human description of (scenario, variant, size) into buf. */
 void wcet_describe(char *buf, size_t len, unsigned scenario, unsigned variant, uint64_t size);
+
+/* --- scenarios_rtm.c, scenarios_glibc.c (in the traced child) ----------- */
+
+struct wcet_heap;
+int wcet_rtm_scenario(struct wcet_heap *w, const wcet_config *cfg, enum wcet_scenario sc);
+int wcet_glibc_scenario(const wcet_config *cfg, enum wcet_scenario sc);
+/* describe() for their scenarios; 0 when sc is not theirs. */
+int wcet_rtm_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
+int wcet_glibc_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
+unsigned long wcet_rtm_weight(const wcet_config *cfg, enum wcet_scenario sc);
 
 /* --- report.c ----------------------------------------------------------- */
 
@@ -185,15 +272,51 @@ extern const char *const wcet_scenario_names[SC_COUNT];
 typedef struct wcet_all {
     const wcet_sample *samples;
     size_t count;
-    const wcet_trace *worst[ROW_COUNT]; /* the worst call of each row */
+    const wcet_trace *worst[AL_COUNT][ROW_COUNT]; /* the worst call of each row */
+    unsigned char selected[AL_COUNT];             /* allocators measured       */
 } wcet_all;
 
-/* Prints the tables and verdict to stdout. Returns 1 if the worst alloc and
- * free are within WCET_TARGET, else 0. */
+/* What report.c computes for one (allocator, row), and report_json.c
+ * writes. p99 is the nearest rank. */
+typedef struct row_stats {
+    size_t n;
+    uint32_t min, p99, max;
+    double mean;
+    uint64_t foreign, syscalls, foreign_calls, syscall_calls;
+    unsigned sysmask;       /* WCET_SYS_* of every call together */
+    uint64_t foreign_at[4]; /* distinct first foreign addresses  */
+    const wcet_sample *worst;
+} row_stats;
+
+/* Statistics of allocator al's samples of row (and scenario, unless
+ * sc < 0). */
+row_stats wcet_stats_of(const wcet_all *all, unsigned al, unsigned row, int sc);
+
+/* "scenario: case" of a sample. */
+void wcet_describe_sample(char *buf, size_t len, const wcet_sample *s);
+
+/* The worst row of a kind for allocator al (ROW_COUNT when none). */
+unsigned wcet_worst_of_kind(const row_stats *st, enum wcet_row_kind kind);
+
+/* "brk+mmap" for a WCET_SYS_* mask ("" when 0). */
+void wcet_sysmask_text(char *buf, size_t len, unsigned mask);
+
+/* Prints the tables and verdict to stdout. Returns 1 if TLSF's worst alloc
+ * and free are within WCET_TARGET, else 0. */
 int wcet_report_text(const wcet_all *all, const wcet_config *cfg);
 
+/* The published worst cases the issue compares TLSF with. */
+typedef struct wcet_published {
+    const char *name;
+    unsigned alloc, free;
+} wcet_published;
+extern const wcet_published wcet_published_figures[3];
+
+/* --- report_json.c ------------------------------------------------------ */
+
 /* Writes the JSON document; 0 or -1. */
-int wcet_report_json(const char *path, const wcet_all *all, const wcet_config *cfg, int repeat_ok);
+int wcet_report_json(const char *path, const wcet_all *all, const wcet_config *cfg, int repeat_ok,
+                     double seconds, unsigned lanes);
 
 /* Writes every measured call, one CSV line each; 0 or -1. */
 int wcet_report_csv(const char *path, const wcet_all *all);

@@ -1,0 +1,160 @@
+/*
+ * tools/wcet/report_json.c -- the --json document of `rtmem wcet`, in the
+ * lab's envelope ({"tool": "rtmem", "command": "wcet", "schema_version": 1,
+ * "machine": ..., "rt_setup": ...}) written with the lab's streaming writer
+ * (tools/lab/json.c and machine.c are compiled into rtmem-wcet).
+ *
+ * Every field is documented in docs/schema/wcet.schema.json. The layout
+ * follows the text report: one object per allocator with its rows (per
+ * measured function: calls, min / mean / p99 / max, the case of the max,
+ * code outside the allocator, system calls, the per-scenario figures) and
+ * its worst alloc and free; then TLSF's verdict against the budget.
+ */
+#include <string.h>
+
+#include "json.h"
+#include "machine.h"
+#include "wcet.h"
+
+static void sys_kinds(json *j, unsigned mask)
+{
+    static const char *const names[] = {"brk", "mmap", "munmap", "mremap", "madvise", "other"};
+    json_arr_inline(j, "syscall_kinds");
+    for (unsigned i = 0; i < 6; i++)
+        if ((mask >> i) & 1u)
+            json_str(j, NULL, names[i]);
+    json_arr_end(j);
+}
+
+static void row_json(json *j, const wcet_all *all, unsigned al, unsigned r, const row_stats *st)
+{
+    char d[300];
+    wcet_describe_sample(d, sizeof d, st->worst);
+    json_obj(j, NULL);
+    json_str(j, "kind", wcet_rows[r].name);
+    json_str(j, "function", wcet_rows[r].function);
+    json_bool(j, "budgeted", al == AL_TLSF && wcet_rows[r].kind != WCET_EXTRA);
+    json_u64(j, "calls", st->n);
+    json_u64(j, "min", st->min);
+    json_num(j, "mean", st->mean);
+    json_u64(j, "p99", st->p99);
+    json_u64(j, "max", st->max);
+    json_str(j, "worst_scenario", wcet_scenario_names[st->worst->scenario]);
+    json_str(j, "worst_case", d);
+    json_u64(j, "foreign_instructions", st->foreign);
+    json_u64(j, "syscalls", st->syscalls);
+    json_u64(j, "syscall_calls", st->syscall_calls);
+    sys_kinds(j, st->sysmask);
+    json_arr(j, "scenarios");
+    for (unsigned sc = 1; sc < SC_COUNT; sc++) {
+        row_stats s = wcet_stats_of(all, al, r, (int)sc);
+        if (s.n == 0)
+            continue;
+        json_obj(j, NULL);
+        json_str(j, "scenario", wcet_scenario_names[sc]);
+        json_u64(j, "calls", s.n);
+        json_u64(j, "min", s.min);
+        json_num(j, "mean", s.mean);
+        json_u64(j, "p99", s.p99);
+        json_u64(j, "max", s.max);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+static void worst_json(json *j, const char *key, const row_stats *st, unsigned r)
+{
+    char d[300];
+    if (r == ROW_COUNT)
+        return; /* none measured (--only): the field is absent */
+    wcet_describe_sample(d, sizeof d, st[r].worst);
+    json_obj(j, key);
+    json_u64(j, "instructions", st[r].max);
+    json_str(j, "function", wcet_rows[r].function);
+    json_str(j, "scenario", wcet_scenario_names[st[r].worst->scenario]);
+    json_str(j, "case", d);
+    json_u64(j, "syscalls", st[r].worst->syscalls);
+    json_obj_end(j);
+}
+
+/* One allocator; fills st with its rows' statistics. */
+static void allocator_json(json *j, const wcet_all *all, unsigned al, row_stats *st)
+{
+    json_obj(j, NULL);
+    json_str(j, "name", wcet_allocators[al].name);
+    json_str(j, "spec", wcet_allocators[al].spec ? wcet_allocators[al].spec : "glibc");
+    json_str(j, "parameters", wcet_allocators[al].note);
+    json_arr(j, "rows");
+    for (unsigned r = 0; r < ROW_COUNT; r++) {
+        st[r] = wcet_stats_of(all, al, r, -1);
+        if (wcet_rows[r].kind != WCET_SELFTEST && st[r].n > 0)
+            row_json(j, all, al, r, &st[r]);
+    }
+    json_arr_end(j);
+    worst_json(j, "worst_alloc", st, wcet_worst_of_kind(st, WCET_ALLOC));
+    worst_json(j, "worst_free", st, wcet_worst_of_kind(st, WCET_FREE));
+    json_obj_end(j);
+}
+
+static void tlsf_json(json *j, const row_stats *st)
+{
+    unsigned a = wcet_worst_of_kind(st, WCET_ALLOC), f = wcet_worst_of_kind(st, WCET_FREE);
+    json_obj(j, "tlsf_verdict");
+    json_u64(j, "target", WCET_TARGET);
+    if (a < ROW_COUNT && f < ROW_COUNT) {
+        json_u64(j, "worst_alloc", st[a].max);
+        json_u64(j, "worst_free", st[f].max);
+        json_bool(j, "pass", st[a].max <= WCET_TARGET && st[f].max <= WCET_TARGET);
+    }
+    json_obj(j, "published");
+    for (size_t i = 0; i < 3; i++) {
+        json_obj(j, wcet_published_figures[i].name);
+        json_u64(j, "alloc", wcet_published_figures[i].alloc);
+        json_u64(j, "free", wcet_published_figures[i].free);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+    json_obj_end(j);
+}
+
+int wcet_report_json(const char *path, const wcet_all *all, const wcet_config *cfg, int repeat_ok,
+                     double seconds, unsigned lanes)
+{
+    json j;
+    machine m;
+    row_stats st[ROW_COUNT], tlsf[ROW_COUNT];
+    if (json_open(&j, path) != 0)
+        return -1;
+    machine_describe(&m);
+    json_str(&j, "tool", "rtmem");
+    json_str(&j, "command", "wcet");
+    json_u64(&j, "schema_version", 1);
+    machine_json(&j, &m);
+    json_str(&j, "rt_setup",
+             "not applied: an instruction count does not depend on scheduling, priority, "
+             "CPU frequency or memory locking");
+    json_str(&j, "method", "ptrace single-step, x86-64, user-space instructions");
+    json_str(&j, "profile", cfg->quick ? "quick" : "full");
+    json_u64(&j, "seed", cfg->seed);
+    json_u64(&j, "iterations", cfg->iterations);
+    json_u64(&j, "classes_top_log2", cfg->class_top_log2);
+    json_u64(&j, "classes_per_octave", cfg->per_octave);
+    json_num(&j, "seconds", seconds);
+    json_u64(&j, "tracer_processes", lanes);
+    json_bool(&j, "selftest_ok", 1); /* a failed self-test fails the run: no JSON */
+    json_bool(&j, "repeat_identical", repeat_ok);
+    json_arr(&j, "allocators");
+    memset(tlsf, 0, sizeof tlsf);
+    for (unsigned al = 0; al < AL_COUNT; al++) {
+        if (!all->selected[al])
+            continue;
+        allocator_json(&j, all, al, st);
+        if (al == AL_TLSF)
+            memcpy(tlsf, st, sizeof st);
+    }
+    json_arr_end(&j);
+    if (all->selected[AL_TLSF])
+        tlsf_json(&j, tlsf);
+    return json_close(&j);
+}
