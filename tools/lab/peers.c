@@ -25,6 +25,10 @@ static const peer peers[] = {
     /* tcmalloc_minimal is the allocator alone; the full library adds the heap
      * profiler's hooks, so it is only the fallback. */
     {"tcmalloc", "tc_version", {"libtcmalloc_minimal.so.4", "libtcmalloc.so.4", NULL}},
+    /* rtmem's own drop-in malloc (src/malloc/), built beside this program:
+     * "$ORIGIN/" as ld.so spells it (peer_locate). rtm_malloc_stats is in
+     * include/rtmem/malloc.h, which librtmem itself does not define. */
+    {"rtmem", "rtm_malloc_stats", {"$ORIGIN/librtmem-malloc.so", NULL, NULL}},
 };
 
 #define PEER_COUNT (sizeof peers / sizeof peers[0])
@@ -132,6 +136,30 @@ static void override_name(const peer *p, char *out, size_t n)
             *c = (char)(*c - 'a' + 'A');
 }
 
+#define ORIGIN "$ORIGIN/"
+
+/* A file named "$ORIGIN/<name>": <name> in the directory of this program
+ * (/proc/self/exe), and nowhere else: a build's own library must never be
+ * confused with an installed one. */
+static int try_origin(const char *file, char *path, size_t n)
+{
+    char exe[PATH_MAX];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return -1;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (slash == NULL)
+        return -1;
+    *slash = '\0';
+    return try_file(exe, file + strlen(ORIGIN), path, n);
+}
+
+int peer_is_local(const peer *p)
+{
+    return p != NULL && p->files[0] != NULL && strncmp(p->files[0], ORIGIN, strlen(ORIGIN)) == 0;
+}
+
 int peer_locate(const peer *p, char *path, size_t n)
 {
     if (p->marker == NULL)
@@ -145,10 +173,16 @@ int peer_locate(const peer *p, char *path, size_t n)
     }
     char dirs[MAX_DIRS][PATH_MAX];
     size_t nd = search_dirs(dirs);
-    for (size_t f = 0; f < 3 && p->files[f] != NULL; f++)
+    for (size_t f = 0; f < 3 && p->files[f] != NULL; f++) {
+        if (strncmp(p->files[f], ORIGIN, strlen(ORIGIN)) == 0) {
+            if (try_origin(p->files[f], path, n) == 0)
+                return 0;
+            continue;
+        }
         for (size_t d = 0; d < nd; d++)
             if (try_file(dirs[d], p->files[f], path, n) == 0)
                 return 0;
+    }
     return -1;
 }
 

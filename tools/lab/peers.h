@@ -22,16 +22,23 @@ typedef struct peer {
     const char *files[3]; /* library file names, preferred first             */
 } peer;
 
-/* The peer called name ("glibc", "mimalloc", "jemalloc", "tcmalloc") or NULL. */
+/* The peer called name ("glibc", "mimalloc", "jemalloc", "tcmalloc", and
+ * "rtmem": rtmem's own drop-in malloc, build/librtmem-malloc.so) or NULL. */
 const peer *peer_find(const char *name);
 
 /* Looks for the peer's library in the directory of the running libc, the
- * multiarch directories of this target, and the usual library directories;
+ * multiarch directories of this target, and the usual library directories
+ * (a file name "$ORIGIN/<name>": only in the directory of /proc/self/exe);
  * an environment variable RTMEM_BENCH_LIB_<NAME> (e.g.
  * RTMEM_BENCH_LIB_MIMALLOC) overrides the search. Writes the path and returns
  * 0, or returns -1 when no readable file is found. glibc needs no library
  * and returns -1. */
 int peer_locate(const peer *p, char *path, size_t n);
+
+/* 1 when the peer's library is built by this project beside the program
+ * (a file name "$ORIGIN/..."): its absence means "not built", not "not
+ * installed". */
+int peer_is_local(const peer *p);
 
 /* In the child: checks that malloc and free come from the expected object.
  * p == NULL (TLSF): no peer marker may be visible. glibc: neither, and
