@@ -8,10 +8,16 @@
  * of charging it to whichever ran during it. The report then gives, per
  * allocator, the minimum (the least disturbed run) and the median, and the
  * spread max/min that says how disturbed the machine was.
+ *
+ * --sweep (seed 003's curves) has its own schedule in random_sweep.c; the
+ * options, the allocator list, the clock and the children's command line
+ * are shared from here.
  */
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,42 +28,64 @@
 #include "clock.h"
 #include "opts.h"
 #include "random.h"
+#include "random_sweep.h"
 #include "spawn.h"
 #include "rtmem.h"
 
 #define DEFAULT_ALLOCATORS "tlsf,glibc,mimalloc,jemalloc,tcmalloc"
-#define MAX_ALLOCATORS     8
 #define CHILD_OUT_MAX      65536
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: rtmem bench random [options]\n"
+            "       rtmem bench random --sweep [options]\n"
             "\n"
             "Seed 003's random-replace loop: fill SLOTS blocks, then each iteration frees a\n"
-            "random slot's block and allocates a random size in [MIN, MAX) into it. TLSF runs\n"
-            "in an rtm heap over a pre-faulted region; peers run in child processes with\n"
-            "LD_PRELOAD (verified in the child). Rounds are interleaved across allocators.\n"
+            "random slot's block and allocates a random size in [MIN, MAX) into it. rtm heaps\n"
+            "run over a pre-faulted region; peers run in child processes with LD_PRELOAD\n"
+            "(verified in the child). Rounds are interleaved across allocators. Refused\n"
+            "allocations are counted and shown, never timed as fast iterations.\n"
             "\n"
             "  --slots N          live blocks (default 10000)\n"
             "  --iterations N     replacements per pass (default 2000000; --quick: 100000)\n"
             "  --min BYTES        smallest request (default 16)\n"
             "  --max BYTES        requests are < MAX (default 4096)\n"
-            "  --runs N           interleaved rounds (default 5; --quick: 2)\n"
+            "  --runs N           interleaved rounds (default 5, --sweep 2; --quick: 2)\n"
             "  --seed S           random seed (default: time and pid; printed)\n"
-            "  --allocators LIST  comma-separated subset of %s,\n"
-            "                     or any rtm heap name (pool:4096, buddy, halffit, slab, heapmem)\n"
-            "  --clock tsc|monotonic  per-op clock (default tsc when invariant, x86 only)\n"
-            "  --tlsf-region BYTES  region of each rtm heap (default slots x max x 2); a smaller "
-            "one shows\n"
-            "                     refused allocations being counted, not timed as fast\n"
+            "  --allocators LIST  comma-separated malloc peers (glibc, mimalloc, jemalloc,\n"
+            "                     tcmalloc) and rtm heap names (tlsf, pool:4096, buddy,\n"
+            "                     halffit, slab, heapmem); default:\n"
+            "                       %s\n"
+            "                       --sweep: %s\n"
+            "                       --sweep --quick: %s\n"
+            "  --clock tsc|monotonic  clock (default tsc when invariant, x86 only)\n"
+            "  --tlsf-region BYTES  region of each rtm heap (default slots x max x 2, --sweep:\n"
+            "                     slots x (largest x + 64) x 2); a smaller one shows refused\n"
+            "                     allocations being counted, not timed as fast\n"
+            "  --cpu N            CPU the measuring children pin to (default: the last allowed)\n"
+            "  --no-rt            children skip mlockall, SCHED_FIFO and pinning\n"
             "  --quick            short profile for CI\n"
-            "  --json FILE        also write the results as JSON (tools/bench/README.md)\n"
+            "  --json FILE        also write the results as JSON\n"
+            "                     (docs/schema/bench_random.schema.json)\n"
             "  --help             this text\n"
+            "\n"
+            "--sweep: seed 003's curves. For each window start x = 0, STEP, ... <= MAX, every\n"
+            "allocator runs the loop with requests in [x, x+64) (x = 0: [1, 64), a 0-byte\n"
+            "request being no allocation), one child per allocator and round running all\n"
+            "windows: fill untimed, then N timed replacements; ns per free+alloc pair,\n"
+            "refusals and (rtm heaps) used/free bytes per window.\n"
+            "  --sweep-step BYTES  distance between window starts, a multiple of %u\n"
+            "                     (default %u; --quick: %u)\n"
+            "  --sweep-max BYTES   largest window start (default %u)\n"
+            "  --sweep-iterations N  timed replacements per window (default %u;\n"
+            "                     --quick: %u)\n"
             "\n"
             "Peer libraries are searched in the usual library directories; set\n"
             "RTMEM_BENCH_LIB_MIMALLOC (..._JEMALLOC, ..._TCMALLOC) to a path to override.\n",
-            DEFAULT_ALLOCATORS);
+            DEFAULT_ALLOCATORS, SWEEP_DEFAULT_ALLOCATORS, SWEEP_QUICK_ALLOCATORS, SWEEP_GRANULE,
+            SWEEP_DEFAULT_STEP, SWEEP_QUICK_STEP, SWEEP_DEFAULT_MAX, SWEEP_DEFAULT_ITERATIONS,
+            SWEEP_QUICK_ITERATIONS);
 }
 
 uint64_t random_region_bytes(const random_opts *o)
@@ -72,7 +100,8 @@ static uint64_t default_seed(void)
     return (uint64_t)time(NULL) * UINT64_C(1000003) ^ (uint64_t)getpid();
 }
 
-/* Range checks the parser cannot do. Returns 0 or -1 (message printed). */
+/* Range checks the parser cannot do, for the options both modes share.
+ * Returns 0 or -1 (message printed). */
 static int validate(const random_opts *o)
 {
     if (o->slots == 0 || o->slots > UINT32_MAX) {
@@ -95,12 +124,46 @@ static int validate(const random_opts *o)
         opts_error("bench random", "--clock must be tsc or monotonic");
         return -1;
     }
+    if (o->cpu >= CPU_SETSIZE) {
+        opts_error("bench random", "--cpu must be below %d", CPU_SETSIZE);
+        return -1;
+    }
     return 0;
 }
 
-/* Splits --allocators into rows. Returns the count, or 0 (message printed). */
-static size_t parse_allocators(const char *list, alloc_row *rows)
+/* Which options belong to one mode only. Returns 0 or -1 (message printed). */
+static int validate_mode(const random_opts *o, const opt_spec *specs, size_t ns)
 {
+    static const char *const sweep_only[] = {"sweep-step", "sweep-max", "sweep-iterations"};
+    static const char *const single_only[] = {"min", "max", "iterations"};
+    for (size_t i = 0; i < 3; i++) {
+        if (!o->sweep && opts_given(specs, ns, sweep_only[i])) {
+            opts_error("bench random", "--%s needs --sweep", sweep_only[i]);
+            return -1;
+        }
+        /* A child gets --iterations etc. from its parent; the user does not. */
+        if (o->sweep && o->child == NULL && opts_given(specs, ns, single_only[i])) {
+            opts_error("bench random",
+                       "--%s sets the single run; --sweep draws sizes from each window "
+                       "(--sweep-max, --sweep-step) and times --sweep-iterations",
+                       single_only[i]);
+            return -1;
+        }
+    }
+    if (!o->sweep)
+        return 0;
+    char why[160];
+    if (sweep_check(o->sweep_step, o->sweep_max, o->sweep_iterations, o->slots, why, sizeof why) !=
+        0) {
+        opts_error("bench random", "%s", why);
+        return -1;
+    }
+    return 0;
+}
+
+size_t random_parse_allocators(const char *list, alloc_row *rows)
+{
+    static char heap_names[RANDOM_MAX_ALLOCATORS][32];
     size_t n = 0;
     const char *p = list;
     while (*p != '\0') {
@@ -119,10 +182,12 @@ static size_t parse_allocators(const char *list, alloc_row *rows)
                 opts_error("bench random", "allocator '%s' given twice", name);
                 return 0;
             }
-        if (n == MAX_ALLOCATORS)
+        if (n == RANDOM_MAX_ALLOCATORS) {
+            opts_error("bench random", "at most %d allocators", RANDOM_MAX_ALLOCATORS);
             return 0;
-        static char heap_names[MAX_ALLOCATORS][32];
+        }
         snprintf(heap_names[n], sizeof heap_names[n], "%s", name);
+        memset(&rows[n], 0, sizeof rows[n]);
         rows[n].name = pe != NULL ? pe->name : heap_names[n];
         rows[n].peer = pe;
         n++;
@@ -135,52 +200,69 @@ static size_t parse_allocators(const char *list, alloc_row *rows)
     return n;
 }
 
-/* Room for every option the parent passes: 11 valued options (22 words),
- * "rtmem bench random" and the terminating NULL. */
-typedef struct child_args {
-    char buf[12][64];
-    char *argv[32];
-} child_args;
+void random_args_add(random_args *a, const char *name, const char *fmt, ...)
+{
+    /* Sized for every option a parent passes; overflowing is a bug here. */
+    if (a->n + 3 > sizeof a->argv / sizeof a->argv[0] || a->k >= sizeof a->buf / sizeof a->buf[0])
+        abort();
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(a->buf[a->k], sizeof a->buf[a->k], fmt, ap);
+    va_end(ap);
+    a->argv[a->n++] = (char *)name;
+    a->argv[a->n++] = a->buf[a->k++];
+    a->argv[a->n] = NULL;
+}
 
-static void child_argv(const random_bench *b, const alloc_row *row, uint64_t seed, child_args *a)
+void random_args_flag(random_args *a, const char *name)
+{
+    if (a->n + 2 > sizeof a->argv / sizeof a->argv[0])
+        abort();
+    a->argv[a->n++] = (char *)name;
+    a->argv[a->n] = NULL;
+}
+
+void random_args_init(random_args *a, const random_bench *b, const alloc_row *row, uint64_t seed)
 {
     const random_opts *o = b->o;
-    size_t n = 0, k = 0;
-    a->argv[n++] = "rtmem";
-    a->argv[n++] = "bench";
-    a->argv[n++] = "random";
-#define ARG(name, fmt, val)                                                                        \
-    do {                                                                                           \
-        a->argv[n++] = name;                                                                       \
-        snprintf(a->buf[k], sizeof a->buf[k], fmt, val);                                           \
-        a->argv[n++] = a->buf[k++];                                                                \
-    } while (0)
-    ARG("--slots", "%llu", (unsigned long long)o->slots);
-    ARG("--iterations", "%llu", (unsigned long long)o->iterations);
-    ARG("--min", "%llu", (unsigned long long)o->min);
-    ARG("--max", "%llu", (unsigned long long)o->max);
-    ARG("--seed", "%llu", (unsigned long long)seed);
-    ARG("--tlsf-region", "%llu", (unsigned long long)b->region);
-    ARG("--child-tick-ns", "%.17g", b->tick_ns);
-    ARG("--child-cost", "%llu", (unsigned long long)o->child_cost);
-    ARG("--child-tsc", "%llu", (unsigned long long)o->child_tsc);
-#undef ARG
-    a->argv[n++] = "--child";
-    a->argv[n++] = (char *)row->name;
-    if (row->lib[0] != '\0') {
-        a->argv[n++] = "--child-lib";
-        a->argv[n++] = (char *)row->lib;
-    }
-    a->argv[n] = NULL;
-    _Static_assert(sizeof a->argv / sizeof a->argv[0] >= 3 + 2 * 11 + 1, "child argv too small");
+    a->n = a->k = 0;
+    a->argv[a->n++] = "rtmem";
+    a->argv[a->n++] = "bench";
+    a->argv[a->n++] = "random";
+    random_args_add(a, "--slots", "%llu", (unsigned long long)o->slots);
+    random_args_add(a, "--seed", "%llu", (unsigned long long)seed);
+    random_args_add(a, "--tlsf-region", "%llu", (unsigned long long)b->region);
+    random_args_add(a, "--child-tick-ns", "%.17g", b->tick_ns);
+    random_args_add(a, "--child-cost", "%llu", (unsigned long long)o->child_cost);
+    random_args_add(a, "--child-tsc", "%llu", (unsigned long long)o->child_tsc);
+    random_args_add(a, "--cpu", "%lld", (long long)o->cpu);
+    if (o->no_rt)
+        random_args_flag(a, "--no-rt");
+    random_args_add(a, "--child", "%s", row->name);
+    if (row->lib[0] != '\0')
+        random_args_add(a, "--child-lib", "%s", row->lib);
+}
+
+void random_note_rt(random_bench *b, const char *rt)
+{
+    if (rt == NULL || rt[0] == '\0')
+        return;
+    if (b->rt_note[0] == '\0')
+        snprintf(b->rt_note, sizeof b->rt_note, "in each measuring child: %s", rt);
+    else if (strstr(b->rt_note, rt) == NULL && strstr(b->rt_note, "(children differ") == NULL)
+        snprintf(b->rt_note + strlen(b->rt_note), sizeof b->rt_note - strlen(b->rt_note),
+                 " (children differ: also \"%s\")", rt);
 }
 
 /* Spawns one child run and fills r. Never fails: errors go into r. */
 static void run_child(const random_bench *b, const alloc_row *row, uint64_t seed, random_result *r)
 {
-    static child_args a;
+    static random_args a;
     static char out[CHILD_OUT_MAX];
-    child_argv(b, row, seed, &a);
+    random_args_init(&a, b, row, seed);
+    random_args_add(&a, "--iterations", "%llu", (unsigned long long)b->o->iterations);
+    random_args_add(&a, "--min", "%llu", (unsigned long long)b->o->min);
+    random_args_add(&a, "--max", "%llu", (unsigned long long)b->o->max);
     memset(r, 0, sizeof *r);
     spawn_result sp;
     lab_spawn(a.argv, row->lib, out, sizeof out, &sp);
@@ -201,7 +283,7 @@ static void run_child(const random_bench *b, const alloc_row *row, uint64_t seed
     }
 }
 
-static void locate_libraries(alloc_row *rows, size_t n)
+void random_locate_libraries(alloc_row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         rows[i].lib[0] = '\0';
@@ -225,53 +307,58 @@ static void run_rounds(random_bench *b)
                 continue;
             run_child(b, row, o->seed + round, &row->runs[round]);
             const random_result *r = &row->runs[round];
+            random_note_rt(b, r->rt);
             fprintf(stderr, " %s %.1f%s", row->name, r->ns_per_pair, random_clean(r) ? "" : "(!)");
         }
         fprintf(stderr, "\n");
     }
 }
 
-static void environment_note(random_bench *b)
+void random_prepare(random_bench *b, random_opts *o)
 {
+    b->o = o;
+    machine_describe(&b->m);
+    bench_clock clk;
+    clock_calibrate(&clk, strcmp(o->clock, "tsc") == 0);
+    clock_describe(&clk, b->clock_text, sizeof b->clock_text);
+    b->tick_ns = clk.ns_per_tick;
+    b->cost_ns = (double)clk.cost_ticks * clk.ns_per_tick;
+    o->child_cost = clk.cost_ticks;
+    o->child_tsc = (uint64_t)clk.use_tsc;
     const char *pre = getenv("LD_PRELOAD");
     b->env_note[0] = '\0';
     if (pre != NULL && pre[0] != '\0')
         snprintf(b->env_note, sizeof b->env_note,
-                 "note: LD_PRELOAD=%s was set; it is removed for the child runs", pre);
+                 "note: LD_PRELOAD=%.180s was set; it is removed for the child runs", pre);
+    b->rt_note[0] = '\0';
 }
 
 static int run_parent(random_opts *o, alloc_row *rows, size_t nrows)
 {
-    random_bench b;
+    static random_bench b;
     memset(&b, 0, sizeof b);
-    b.o = o;
+    random_prepare(&b, o);
     b.rows = rows;
     b.nrows = nrows;
-    bench_clock clk;
-    clock_calibrate(&clk, strcmp(o->clock, "tsc") == 0);
-    clock_describe(&clk, b.clock_text, sizeof b.clock_text);
-    b.tick_ns = clk.ns_per_tick;
-    b.cost_ns = (double)clk.cost_ticks * clk.ns_per_tick;
-    o->child_cost = clk.cost_ticks;
-    o->child_tsc = (uint64_t)clk.use_tsc;
     b.region = random_region_bytes(o);
-    environment_note(&b);
-    locate_libraries(rows, b.nrows);
+    random_locate_libraries(rows, b.nrows);
     for (size_t i = 0; i < b.nrows; i++) {
         rows[i].runs = calloc((size_t)o->runs, sizeof *rows[i].runs);
         if (rows[i].runs == NULL)
             return 1;
     }
     run_rounds(&b);
+    if (b.rt_note[0] == '\0')
+        snprintf(b.rt_note, sizeof b.rt_note, "no measuring child reported its setup");
     random_summarise(&b);
     random_print(&b);
     int rc = 0;
     if (o->json != NULL && random_write_json(&b, o->json) != 0) {
-        fprintf(stderr, "rtmem random: cannot write %s: %s\n", o->json, strerror(errno));
+        fprintf(stderr, "rtmem bench random: cannot write %s: %s\n", o->json, strerror(errno));
         rc = 1;
     }
     for (size_t i = 0; i < b.nrows; i++) {
-        /* TLSF trouble is ours to fail on; a peer's is reported in its row. */
+        /* rtm heap trouble is ours to fail on; a peer's is reported in its row. */
         if (rows[i].peer == NULL && rows[i].status != ROW_OK)
             rc = 1;
         free(rows[i].runs);
@@ -279,10 +366,37 @@ static int run_parent(random_opts *o, alloc_row *rows, size_t nrows)
     return rc;
 }
 
+/* The --quick and --sweep defaults for options not given. */
+static void apply_profile(random_opts *o, const opt_spec *specs, size_t ns)
+{
+    if (o->quick && !opts_given(specs, ns, "iterations"))
+        o->iterations = 100000;
+    if (!opts_given(specs, ns, "runs"))
+        o->runs = o->quick || o->sweep ? 2 : 5; /* sweep: the 2-minute budget (README) */
+    if (!opts_given(specs, ns, "seed"))
+        o->seed = default_seed();
+    if (o->sweep && !opts_given(specs, ns, "allocators"))
+        o->allocators = o->quick ? SWEEP_QUICK_ALLOCATORS : SWEEP_DEFAULT_ALLOCATORS;
+    if (o->sweep && o->quick && !opts_given(specs, ns, "sweep-step"))
+        o->sweep_step = SWEEP_QUICK_STEP;
+    if (o->sweep && o->quick && !opts_given(specs, ns, "sweep-iterations"))
+        o->sweep_iterations = SWEEP_QUICK_ITERATIONS;
+}
+
 int random_main(int argc, char **argv)
 {
-    random_opts o = {10000, 2000000, 16,   4096, 5,   0, 0, NULL, DEFAULT_ALLOCATORS,
-                     "tsc", 0,       NULL, NULL, 1.0, 0, 0};
+    random_opts o = {.slots = 10000,
+                     .iterations = 2000000,
+                     .min = 16,
+                     .max = 4096,
+                     .runs = 5,
+                     .allocators = DEFAULT_ALLOCATORS,
+                     .clock = "tsc",
+                     .cpu = -1,
+                     .sweep_step = SWEEP_DEFAULT_STEP,
+                     .sweep_max = SWEEP_DEFAULT_MAX,
+                     .sweep_iterations = SWEEP_DEFAULT_ITERATIONS,
+                     .child_tick_ns = 1.0};
     opt_spec specs[] = {
         {"slots", OPT_U64, &o.slots, 0},
         {"iterations", OPT_U64, &o.iterations, 0},
@@ -294,7 +408,13 @@ int random_main(int argc, char **argv)
         {"allocators", OPT_STR, &o.allocators, 0},
         {"clock", OPT_STR, &o.clock, 0},
         {"tlsf-region", OPT_SIZE, &o.tlsf_region, 0},
+        {"cpu", OPT_I64, &o.cpu, 0},
+        {"no-rt", OPT_FLAG, &o.no_rt, 0},
         {"quick", OPT_FLAG, &o.quick, 0},
+        {"sweep", OPT_FLAG, &o.sweep, 0},
+        {"sweep-step", OPT_SIZE, &o.sweep_step, 0},
+        {"sweep-max", OPT_SIZE, &o.sweep_max, 0},
+        {"sweep-iterations", OPT_U64, &o.sweep_iterations, 0},
         /* Internal: the parent's options for a child run. */
         {"child", OPT_STR, &o.child, 0},
         {"child-lib", OPT_STR, &o.child_lib, 0},
@@ -312,20 +432,17 @@ int random_main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (o.quick && !opts_given(specs, ns, "iterations"))
-        o.iterations = 100000;
-    if (o.quick && !opts_given(specs, ns, "runs"))
-        o.runs = 2;
-    if (!opts_given(specs, ns, "seed"))
-        o.seed = default_seed();
-    static alloc_row rows[MAX_ALLOCATORS];
+    apply_profile(&o, specs, ns);
+    static alloc_row rows[RANDOM_MAX_ALLOCATORS];
     size_t nrows = 0;
-    if (validate(&o) != 0 ||
-        (o.child == NULL && (nrows = parse_allocators(o.allocators, rows)) == 0)) {
+    if (validate(&o) != 0 || validate_mode(&o, specs, ns) != 0 ||
+        (o.child == NULL && (nrows = random_parse_allocators(o.allocators, rows)) == 0)) {
         usage(stderr);
         return 2;
     }
     if (o.child != NULL)
-        return random_child(&o);
+        return o.sweep ? random_sweep_child(&o) : random_child(&o);
+    if (o.sweep)
+        return random_sweep_main(&o, rows, nrows);
     return run_parent(&o, rows, nrows);
 }

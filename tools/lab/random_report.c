@@ -1,5 +1,6 @@
 /*
- * random_report.c -- what `rtmem bench random` prints and writes: per
+ * random_report.c -- what `rtmem bench random` (the single run; the
+ * sweep's report is random_sweep_report.c) prints and writes: per
  * allocator the minimum, median and spread of ns per free+alloc pair over
  * the interleaved rounds, per-op latency percentiles, the TLSF ratios and the
  * verdict on the speed target.
@@ -102,9 +103,9 @@ static const alloc_row *find_row(const random_bench *b, const char *name)
     return NULL;
 }
 
-static const char *status_name(enum row_status s)
+const char *random_status_name(enum row_status s)
 {
-    static const char *const names[] = {"ok", "missing", "invalid", "error", "refused"};
+    static const char *const names[] = {"ok", "not installed", "invalid", "error", "refused"};
     return names[s];
 }
 
@@ -122,7 +123,7 @@ static ratio tlsf_ratio(const random_bench *b, const char *peer_name, int use_mi
     if (t == NULL || p == NULL)
         snprintf(r.why_not, sizeof r.why_not, "%s not measured", t == NULL ? "tlsf" : peer_name);
     else if (p->missing)
-        snprintf(r.why_not, sizeof r.why_not, "%s missing", peer_name);
+        snprintf(r.why_not, sizeof r.why_not, "%s not installed", peer_name);
     else if (t->clean == 0 || p->clean == 0)
         snprintf(r.why_not, sizeof r.why_not, "no clean %s run",
                  t->clean == 0 ? "tlsf" : peer_name);
@@ -158,6 +159,7 @@ static const char *verdict(const random_bench *b, int use_min, char *detail, siz
 static void print_header(const random_bench *b)
 {
     const random_opts *o = b->o;
+    machine_print(stdout, &b->m);
     printf("== rtmem bench random: seed 003's random-replace loop\n");
     printf("slots %llu, sizes [%llu, %llu) bytes, %llu iterations per pass, %llu interleaved "
            "rounds, seed %llu (round r uses seed+r-1)\n",
@@ -170,6 +172,7 @@ static void print_header(const random_bench *b)
            (unsigned long long)b->region, o->tlsf_region ? "--tlsf-region" : "slots x max x 2");
     printf("every allocated block's first byte is written, inside the timed alloc, for every "
            "allocator\n");
+    printf("%s\n", b->rt_note);
     if (b->env_note[0])
         printf("%s\n", b->env_note);
 }
@@ -202,11 +205,11 @@ static void print_throughput(const random_bench *b)
 {
     printf("\nns per free+alloc pair (throughput pass: loop time / iterations, no per-op "
            "clocks)\n");
-    printf("%-10s %-8s %9s %9s %9s %7s %6s %8s  %s\n", "allocator", "status", "min", "median",
+    printf("%-10s %-13s %9s %9s %9s %7s %6s %8s  %s\n", "allocator", "status", "min", "median",
            "max", "spread", "clean", "refused", "library");
     for (size_t i = 0; i < b->nrows; i++) {
         const alloc_row *row = &b->rows[i];
-        printf("%-10s %-8s", row->name, status_name(row->status));
+        printf("%-10s %-13s", row->name, random_status_name(row->status));
         if (row->clean > 0)
             printf(" %9.2f %9.2f %9.2f %7.2f", row->min, row->median, row->max, row->spread);
         else
@@ -264,7 +267,7 @@ static void print_latency(const random_bench *b)
     for (size_t i = 0; i < b->nrows; i++) {
         const alloc_row *row = &b->rows[i];
         if (row->clean == 0) {
-            printf("%-10s %s\n", row->name, status_name(row->status));
+            printf("%-10s %s\n", row->name, random_status_name(row->status));
             continue;
         }
         print_lat_row(row->name, "alloc", row->alloc_med, row->alloc_worst);
@@ -340,7 +343,7 @@ static void json_row(json *j, const alloc_row *row, uint64_t runs)
 {
     json_obj(j, NULL);
     json_str(j, "name", row->name);
-    json_str(j, "status", status_name(row->status));
+    json_str(j, "status", random_status_name(row->status));
     json_str(j, "library", row->peer == NULL ? "rtmem" : row->missing ? NULL : row->lib);
     const random_result *any = first_ok(row, runs);
     json_str(j, "version", any != NULL ? any->version : NULL);
@@ -411,8 +414,11 @@ int random_write_json(const random_bench *b, const char *path)
     if (json_open(&j, path) != 0)
         return -1;
     json_str(&j, "tool", "rtmem");
-    json_str(&j, "command", "random");
-    json_u64(&j, "schema", 1);
+    json_str(&j, "command", "bench random");
+    json_u64(&j, "schema_version", 1);
+    machine_json(&j, &b->m);
+    json_str(&j, "rt_setup", b->rt_note);
+    json_str(&j, "mode", "single");
     json_params(&j, b);
     json_arr(&j, "allocators");
     for (size_t i = 0; i < b->nrows; i++)
