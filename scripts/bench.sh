@@ -1,75 +1,120 @@
 #!/usr/bin/env bash
 # usage: scripts/bench.sh BUILD_DIR
 #
-# Runs the benchmark program's two default profiles and writes a report
-# folder BUILD_DIR/report/:
-#   random.txt, random.json      rtmem bench random (TLSF vs malloc peers)
-#   memcheck.txt, memcheck.json  rtmem memcheck --algorithm tlsf
-#   REPORT.md                    the key tables and PASS/FAIL lines together
-# `make bench` calls it after building. A failing command is still reported;
-# the script then exits non-zero. BENCH_QUICK=1 runs the short CI profiles
-# instead (--quick), e.g. to try the script itself.
+# `make bench` calls this after building: it runs every command of the lab
+# (BUILD_DIR/rtmem) with the profile below, chosen so that the whole run
+# takes about 10 minutes on a 2-core machine, and writes BUILD_DIR/report/:
+#
+#   <name>.txt    the command's tables (its stdout)
+#   <name>.log    its progress (stderr, also shown on the terminal)
+#   <name>.json   its --json results (schemas: docs/RESULTS.md)
+#   runs.tsv      each command line, exit status and seconds
+#   index.html    the report with PNG charts (scripts/report.py), which
+#                 scripts/publish-report.sh copies to docs/images/
+#
+# Names are the commands with _ for space (bench_random), as the schemas in
+# docs/schema/ are named. A command that fails, hangs past BENCH_TIMEOUT
+# seconds (default 900) or is not built is recorded as such, the others
+# still run, the report is still written, and the script then exits 1.
+#
+# BENCH_QUICK=1 runs every command's --quick profile instead (about 3
+# minutes here: for trying the script; too long for a ctest, whose pieces
+# are tested apart: lab.json.* and report.*). BENCH_REPORT=DIR writes the
+# report elsewhere. The report folder's generated files are removed first,
+# so a report never mixes two runs.
 set -uo pipefail
 
 build=${1:?usage: scripts/bench.sh BUILD_DIR}
+here=$(cd "$(dirname "$0")" && pwd)
 exe=$build/rtmem
 if [ ! -x "$exe" ]; then
   echo "bench: $exe not found; build first (make build)" >&2
   exit 1
 fi
-report=$build/report
-mkdir -p "$report"
+report=${BENCH_REPORT:-$build/report}
 quick=
 [ "${BENCH_QUICK:-0}" = 1 ] && quick=1
-status=0
+limit=${BENCH_TIMEOUT:-900}
 
-# run NAME ARGS...: runs rtmem, output to NAME.txt (and the terminal),
-# records the exit status and the elapsed time.
+# The profile: NAME | ARGUMENTS | ARGUMENTS OF THE FULL PROFILE ONLY; under
+# BENCH_QUICK=1 the last field is replaced by --quick.
+# Each command's own default profile except the sweep, whose default (256
+# windows x 9 allocators) alone would take over 10 minutes here: every 256
+# bytes instead of 64 gives 64 windows, enough for the curves' shape. The
+# times are estimates for a quiet 2-core machine, from the commands' help
+# and their quick runs (a loaded machine stretches them):
+#   memcheck --all ~0.5 min, bench random ~0.5-1 min, --sweep ~3 min,
+#   bench threads 1.5-3 min, limits ~0.5 min, wcet ~1 min, latency ~1 min.
+profile=(
+  "memcheck|memcheck --all"
+  "bench_random|bench random"
+  "bench_random_sweep|bench random --sweep|--sweep-step 256"
+  "bench_threads|bench threads"
+  "limits|limits"
+  "wcet|wcet"
+  "latency|latency"
+)
+
+mkdir -p "$report"
+rm -f "$report"/*.txt "$report"/*.log "$report"/*.json "$report"/*.png "$report"/index.html \
+  "$report"/runs.tsv
+commit=$(git -C "$here/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$here/.." status --porcelain 2>/dev/null | grep -q . && commit="$commit (with uncommitted changes)"
+{
+  echo "# started: $(date -u '+%Y-%m-%d %H:%M UTC')"
+  echo "# commit: $commit"
+  if [ -n "$quick" ]; then echo "# profile: quick (BENCH_QUICK=1)"; else echo "# profile: default"; fi
+} > "$report/runs.tsv"
+
+status=0
+total=${#profile[@]}
+t_start=$SECONDS
+
+# run NAME ARGS...: one command, its stdout to NAME.txt, its stderr to the
+# terminal and NAME.log, its exit status and seconds to runs.tsv.
 run() {
-  local name=$1
-  shift
-  local t0=$SECONDS
-  "$exe" "$@" ${quick:+--quick} --json "$report/$name.json" | tee "$report/$name.txt"
-  local rc=${PIPESTATUS[0]}
-  eval "${name}_rc=$rc ${name}_secs=$((SECONDS - t0))"
-  [ "$rc" -eq 0 ] || status=1
+  local name=$1 i=$2
+  shift 2
+  local shown="rtmem $*"
+  echo "bench: [$i/$total] $shown (elapsed $((SECONDS - t_start)) s)" >&2
+  if [ "$1" = wcet ] && [ ! -x "$build/rtmem-wcet" ]; then
+    echo "bench: [$i/$total] skipped: $build/rtmem-wcet is not built (x86-64 Linux only)" >&2
+    printf '%s\tskipped\t\t%s\n' "$name" "rtmem-wcet not built in this configuration" \
+      >> "$report/runs.tsv"
+    return
+  fi
+  local t0=$SECONDS rc
+  timeout --signal=TERM --kill-after=10 "$limit" \
+    "$exe" "$@" --json "$report/$name.json" \
+    > "$report/$name.txt" 2> >(tee "$report/$name.log" >&2)
+  rc=$?
+  [ "$rc" -eq 124 ] && echo "bench: $shown: stopped after $limit s (BENCH_TIMEOUT)" >&2
+  printf '%s\t%s\t%s\t%s\n' "$name" "$rc" "$((SECONDS - t0))" "$shown" >> "$report/runs.tsv"
+  if [ "$rc" -ne 0 ]; then
+    echo "bench: [$i/$total] $shown exited $rc (see $report/$name.txt and .log)" >&2
+    status=1
+  fi
 }
 
-run random bench random
-run memcheck memcheck --algorithm tlsf
+i=0
+for entry in "${profile[@]}"; do
+  i=$((i + 1))
+  IFS='|' read -r name args full <<< "$entry"
+  [ -n "$quick" ] && full=--quick
+  # shellcheck disable=SC2086  # the arguments are words on purpose
+  run "$name" "$i" $args $full
+done
+wait # the tee of the last command's stderr
 
-commit=$(git -C "$(dirname "$0")/.." rev-parse --short HEAD 2>/dev/null || echo unknown)
-dirty=$(git -C "$(dirname "$0")/.." status --porcelain 2>/dev/null | grep -q . && echo " (with uncommitted changes)")
-cpu=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')
-
-{
-  echo "# rtmem benchmark report"
-  echo
-  echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-  echo "- commit: $commit$dirty"
-  echo "- machine: ${cpu:-unknown CPU}, $(nproc) CPUs, Linux $(uname -r)"
-  echo "- commands (in the build folder): \`rtmem bench random${quick:+ --quick}\` (exit $random_rc, ${random_secs} s),"
-  echo "  \`rtmem memcheck --algorithm tlsf${quick:+ --quick}\` (exit $memcheck_rc, ${memcheck_secs} s)"
-  echo "- files: random.txt, random.json, memcheck.txt, memcheck.json"
-  echo
-  echo "## Speed: seed 003's random-replace loop"
-  echo
-  echo '```'
-  cat "$report/random.txt"
-  echo '```'
-  echo
-  echo "## Memory: the Xenomai memcheck method (overall blocks, published figures, targets)"
-  echo
-  echo '```'
-  sed -n '/^== memcheck summary/,$p' "$report/memcheck.txt"
-  echo '```'
-  echo
-  echo "## PASS/FAIL"
-  echo
-  grep -E '^  verdict from' "$report/random.txt" | sed 's/^  /- speed: /'
-  grep -E '(PASS|FAIL)$' "$report/memcheck.txt" | sed 's/^ */- memcheck: /'
-} > "$report/REPORT.md"
-
-echo
-echo "bench: report written to $report/REPORT.md (text and JSON beside it)"
+echo "bench: all commands done in $((SECONDS - t_start)) s; writing the report" >&2
+py=$(command -v python3 || true)
+[ -z "$py" ] && [ -x /usr/bin/python3 ] && py=/usr/bin/python3
+if [ -z "$py" ]; then
+  echo "bench: python3 not found: no index.html (the text and JSON are in $report;" \
+    "scripts/deps.sh bench installs python3 and matplotlib)" >&2
+  exit 1
+fi
+"$py" "$here/report.py" "$report" || status=1
+echo "bench: report written to $report/index.html (text and JSON beside it)" >&2
+[ "$status" -eq 0 ] || echo "bench: some commands failed: see runs.tsv and the report" >&2
 exit $status

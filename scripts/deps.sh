@@ -13,8 +13,9 @@ need_pkgs=(gcc cmake make)
 opt_pkgs=()
 case "$what" in
   build) ;;
-  bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4) ;;
-  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck) ;;
+  bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib) ;;
+  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck
+               sqlite3 git g++ python3 libpython3-testsuite) ;;
   *) echo "usage: scripts/deps.sh build|bench|ci" >&2; exit 2 ;;
 esac
 
