@@ -18,7 +18,9 @@
  *    region smaller than rtm_min_region()); ENOMEM: no block fits; ENOTSUP:
  *    the algorithm cannot do the operation.
  *  - Thread safety: a heap is not thread-safe; callers serialise access to
- *    one heap. Different heaps are independent.
+ *    one heap. Different heaps are independent. Exceptions: the locked heaps
+ *    (rtmem/lock.h) and the process-shared heaps (rtmem/shared.h), whose
+ *    every call below takes the heap's priority-inheritance mutex.
  *  - The library never prints and never aborts on user input in a release
  *    build; misuse it can detect (double free, foreign pointer, overwritten
  *    header) goes to the error handler set with rtm_set_error_handler().
@@ -32,7 +34,9 @@
 #include "rtmem/buddy.h"
 #include "rtmem/halffit.h"
 #include "rtmem/heapmem.h"
+#include "rtmem/lock.h"
 #include "rtmem/pool.h"
+#include "rtmem/shared.h"
 #include "rtmem/slab.h"
 #include "rtmem/tlsf.h"
 

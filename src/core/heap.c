@@ -20,6 +20,11 @@
  * algorithm goes through a noinline "other" function, so adding algorithms
  * adds no instruction to the TLSF path (checked by build/rtmem-wcet:
  * rtm_alloc costs 5 instructions more than rtm_tlsf_alloc).
+ *
+ * The guarded kind (locked and process-shared heaps, src/shared/) is one
+ * more case in each switch, out of line like the other algorithms; its
+ * functions take the lock and call back into this API (or the typed TLSF
+ * API) for the inner heap, which is never itself guarded.
  */
 #include <stdint.h>
 
@@ -151,6 +156,8 @@ rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
 /* Only TLSF takes more regions; every other heap manages one: ENOTSUP. */
 int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {
+    if (kind_of(h) == RTM_KIND_GUARDED)
+        return rtm_guarded_add_pool(h, mem, bytes);
     if (kind_of(h) != RTM_KIND_TLSF && rtm_algo_name(kind_of(h)) != NULL && mem != NULL) {
         RTM_SET_ERRNO(RTM_ENOTSUP);
         return -1;
@@ -164,6 +171,10 @@ int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
 
 void rtm_heap_destroy(rtm_heap *h)
 {
+    if (kind_of(h) == RTM_KIND_GUARDED) {
+        rtm_guarded_destroy(h); /* a shared heap is only detached */
+        return;
+    }
     if (rtm_algo_name(kind_of(h)) != NULL)
         h->kind = 0; /* later calls on this handle fail with EINVAL */
 }
@@ -189,6 +200,8 @@ static RTM_NOINLINE void *alloc_other(rtm_heap *h, size_t size)
         return rtm_slab_alloc(as_slab(h), size);
     case RTM_KIND_HEAPMEM:
         return rtm_heapmem_alloc(as_heapmem(h), size);
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_alloc(h, size);
     }
     return bad_heap();
 }
@@ -210,6 +223,9 @@ static RTM_NOINLINE void free_other(rtm_heap *h, void *ptr)
         return;
     case RTM_KIND_HEAPMEM:
         (void)rtm_heapmem_free(as_heapmem(h), ptr);
+        return;
+    case RTM_KIND_GUARDED:
+        rtm_guarded_free(h, ptr);
         return;
     }
     if (ptr != NULL)
@@ -251,6 +267,8 @@ void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
         return rtm_slab_aligned_alloc(as_slab(h), alignment, size);
     case RTM_KIND_HEAPMEM:
         return rtm_heapmem_aligned_alloc(as_heapmem(h), alignment, size);
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_aligned_alloc(h, alignment, size);
     }
     return bad_heap();
 }
@@ -271,6 +289,8 @@ void *rtm_realloc(rtm_heap *h, void *ptr, size_t size)
         return rtm_slab_realloc(as_slab(h), ptr, size);
     case RTM_KIND_HEAPMEM:
         return rtm_heapmem_realloc(as_heapmem(h), ptr, size);
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_realloc(h, ptr, size);
     }
     return bad_heap();
 }
@@ -290,6 +310,8 @@ size_t rtm_usable_size(rtm_heap *h, const void *ptr)
         return rtm_slab_usable_size(as_slab(h), ptr);
     case RTM_KIND_HEAPMEM:
         return rtm_heapmem_usable_size(as_heapmem(h), ptr);
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_usable_size(h, ptr);
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return 0;
@@ -310,6 +332,8 @@ rtm_stats rtm_heap_stats(rtm_heap *h)
         return rtm_slab_stats(as_slab(h));
     case RTM_KIND_HEAPMEM:
         return rtm_heapmem_stats(as_heapmem(h));
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_stats(h);
     }
     rtm_stats none = {0, 0, 0, 0, 0, 0, 0};
     RTM_SET_ERRNO(RTM_EINVAL);
@@ -331,6 +355,8 @@ int rtm_heap_check(rtm_heap *h)
         return rtm_slab_check(as_slab(h));
     case RTM_KIND_HEAPMEM:
         return rtm_heapmem_check(as_heapmem(h));
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_check(h);
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;
@@ -338,6 +364,8 @@ int rtm_heap_check(rtm_heap *h)
 
 const char *rtm_heap_algorithm(rtm_heap *h)
 {
+    if (kind_of(h) == RTM_KIND_GUARDED)
+        return rtm_guarded_algorithm(h); /* the inner heap's */
     const char *name = rtm_algo_name(kind_of(h));
     if (name == NULL)
         RTM_SET_ERRNO(RTM_EINVAL);
@@ -369,6 +397,8 @@ int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg)
     case RTM_KIND_HEAPMEM:
         rtm_heapmem_walk(as_heapmem(h), walker, arg);
         return 0;
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_walk(h, walker, arg);
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;
@@ -395,6 +425,8 @@ int rtm_heap_reset(rtm_heap *h)
     case RTM_KIND_HEAPMEM:
         rtm_heapmem_reset(as_heapmem(h));
         return 0;
+    case RTM_KIND_GUARDED:
+        return rtm_guarded_reset(h);
     }
     RTM_SET_ERRNO(RTM_EINVAL);
     return -1;

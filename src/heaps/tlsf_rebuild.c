@@ -1,0 +1,322 @@
+/*
+ * heaps/tlsf_rebuild.c -- crash recovery for a TLSF heap (tlsf_rebuild.h):
+ * the undo sets of alloc, free and realloc, and the rebuild of the free
+ * lists, bitmaps, footers, flags and counters from a walk of the headers.
+ *
+ * Used by the process-shared heap (src/shared/), which saves an undo set in
+ * shared memory before every operation; when the process doing the
+ * operation dies, the next one restores the words and rebuilds. Nothing
+ * here runs on the ordinary alloc/free paths, which stay as they are.
+ *
+ * Which header words an operation changes at blocks that exist before it
+ * (tlsf.c; PREV_FREE-only changes are listed but the rebuild recomputes
+ * them anyway):
+ *   alloc          the block it takes: the head of the request's own list
+ *                  (exact-fit probe) or the head or second block of the
+ *                  first non-empty list at or above the good-fit class;
+ *                  aligned alloc: the head or second of the first list at
+ *                  or above the class of size + align + MIN_SPAN, or the
+ *                  head of that size's own list. Split tails and alignment
+ *                  gaps are written inside the block taken.
+ *   free           the block, its free predecessor (merge), its successor
+ *                  and the block after a free successor (PREV_FREE).
+ *   realloc        in place: the block, its successor, the one after it
+ *                  (the tail is inside the block or the merged successor);
+ *                  moving: an alloc, then a free of the block -- every
+ *                  header the free touches is one of the above or lies
+ *                  inside a block the alloc took.
+ * So the candidate sets below mirror tlsf.c's search exactly; a change to
+ * the search must change them too (tests/shared/test_tlsf_rebuild.c
+ * replays random operations against them and fails if one is missed).
+ *
+ * Freestanding: no libc.
+ */
+#include "heaps/tlsf_rebuild.h"
+
+#include "heaps/tlsf_layout.h"
+
+/* ---------------------------------------------------------------------- */
+/* Bounds: never form a pointer outside the pools from untrusted data      */
+/* ---------------------------------------------------------------------- */
+
+/* The pool whose blocks may start at payload address a (integer compares
+ * only), or NULL. */
+static tlsf_pool *pool_holding(const rtm_tlsf *t, uintptr_t a)
+{
+    size_t pools = 0, limit = t->arena_bytes / (POOL_FIRST_PAYLOAD + MIN_SPAN) + 1u;
+    if ((a & (GRAN - 1u)) != 0)
+        return NULL;
+    for (ptrdiff_t off = t->first_pool; off != 0 && pools++ < limit;) {
+        tlsf_pool *pool = pool_at(t, off);
+        uintptr_t first = (uintptr_t)pool_first(pool), end = (uintptr_t)at(t, pool->end);
+        if (a >= first && a < end && end - a >= MIN_SPAN)
+            return pool;
+        off = pool->next;
+    }
+    return NULL;
+}
+
+int rtm_tlsf_in_pool(const rtm_tlsf *t, const void *ptr)
+{
+    return t != NULL && pool_holding(t, (uintptr_t)ptr) != NULL;
+}
+
+size_t rtm_tlsf_free_count(const rtm_tlsf *t) { return t->free_blocks; }
+
+/* ---------------------------------------------------------------------- */
+/* Undo sets                                                               */
+/* ---------------------------------------------------------------------- */
+
+/* Saves the header of the block at offset off, once, if it is in a pool. */
+static void save(const rtm_tlsf *t, ptrdiff_t off, rtm_tlsf_undo *u)
+{
+    if (off == 0 || pool_holding(t, (uintptr_t)tlsf_base(t) + (uintptr_t)off) == NULL)
+        return;
+    for (uint32_t i = 0; i < u->count; i++)
+        if (u->slot[i].off == (int64_t)off)
+            return;
+    if (u->count >= RTM_TLSF_UNDO_SLOTS)
+        return; /* cannot happen: no operation touches more (see above) */
+    u->slot[u->count].off = (int64_t)off;
+    u->slot[u->count].word = hdr(at(t, off));
+    u->slot[u->count].unused = 0;
+    u->count++;
+}
+
+/* Saves the head of list idx and the block after it (list_take_any takes
+ * the second when there is one). */
+static void save_head_and_second(const rtm_tlsf *t, unsigned idx, rtm_tlsf_undo *u)
+{
+    ptrdiff_t head = t->heads[idx];
+    if (head == 0 || pool_holding(t, (uintptr_t)tlsf_base(t) + (uintptr_t)head) == NULL)
+        return;
+    save(t, head, u);
+    save(t, *link_next(at(t, head)), u);
+}
+
+/* tlsf.c's span_for, list_search and alignment_of, read-only twins. */
+static size_t request_span(size_t size)
+{
+    size_t s = (size + HDR_BYTES + GRAN - 1u) & ~(GRAN - 1u);
+    return s < MIN_SPAN ? MIN_SPAN : s;
+}
+
+static int first_list_from(const rtm_tlsf *t, unsigned idx)
+{
+    uint64_t high = t->list_bits[1];
+    if (idx < 64u) {
+        uint64_t low = t->list_bits[0] & (~(uint64_t)0 << idx);
+        if (low != 0)
+            return (int)rtm_ctz64(low);
+    } else {
+        high &= ~(uint64_t)0 << (idx & 63u);
+    }
+    return high != 0 ? (int)(64u + rtm_ctz64(high)) : -1;
+}
+
+static size_t block_alignment(const rtm_tlsf *t, const char *p)
+{
+    uintptr_t a = (uintptr_t)p & (uintptr_t)(-(intptr_t)(uintptr_t)p);
+    return a < t->max_align ? (size_t)a : t->max_align;
+}
+
+static void undo_plain_alloc(const rtm_tlsf *t, size_t size, rtm_tlsf_undo *u)
+{
+    if (size - 1u >= RTM_TLSF_MAX_BLOCK) {
+        if (size != 0)
+            return; /* refused before touching anything */
+        size = 1;
+    }
+    size_t s = request_span(size);
+    unsigned f = rtm_fls_size(s);
+    save(t, t->heads[list_index_f(s, f)], u); /* exact-fit probe */
+    int idx = first_list_from(t, list_index_fit_f(s, f));
+    if (idx >= 0)
+        save_head_and_second(t, (unsigned)idx, u);
+}
+
+void rtm_tlsf_undo_alloc(const rtm_tlsf *t, size_t align, size_t size, rtm_tlsf_undo *u)
+{
+    if (align <= GRAN) {
+        undo_plain_alloc(t, size, u);
+        return;
+    }
+    if (!rtm_is_pow2(align) || size > RTM_TLSF_MAX_BLOCK || align > MAX_SPAN)
+        return;
+    size_t worst = request_span(size) + align + MIN_SPAN;
+    if (worst > MAX_SPAN)
+        return;
+    int idx = first_list_from(t, list_index_fit_f(worst, rtm_fls_size(worst)));
+    if (idx >= 0)
+        save_head_and_second(t, (unsigned)idx, u);
+    save(t, t->heads[list_index(worst)], u);
+}
+
+void rtm_tlsf_undo_free(const rtm_tlsf *t, const void *ptr, rtm_tlsf_undo *u)
+{
+    const char *p = (const char *)ptr;
+    tlsf_pool *pool = pool_holding(t, (uintptr_t)p);
+    if (pool == NULL)
+        return;
+    uintptr_t first = (uintptr_t)pool_first(pool), end = (uintptr_t)at(t, pool->end);
+    uint32_t h = hdr(p);
+    save(t, off_of(t, p), u);
+    if ((h & BLOCK_PREV_FREE) != 0) {
+        size_t ps = prev_span(p);
+        if (ps >= MIN_SPAN && (ps & (GRAN - 1u)) == 0 && ps <= (uintptr_t)p - first)
+            save(t, off_of(t, p) - (ptrdiff_t)ps, u);
+    }
+    size_t s = h & SPAN_MASK;
+    if (s < MIN_SPAN || s >= end - (uintptr_t)p)
+        return; /* the successor is the sentinel (flags only) or p is bad */
+    ptrdiff_t next = off_of(t, p) + (ptrdiff_t)s;
+    save(t, next, u);
+    uint32_t nh = hdr(at(t, next));
+    size_t ns = nh & SPAN_MASK;
+    if ((nh & BLOCK_FREE) != 0 && ns >= MIN_SPAN && ns < end - (uintptr_t)at(t, next))
+        save(t, next + (ptrdiff_t)ns, u);
+}
+
+void rtm_tlsf_undo_realloc(const rtm_tlsf *t, const void *ptr, size_t size, rtm_tlsf_undo *u)
+{
+    if (ptr == NULL) {
+        undo_plain_alloc(t, size, u);
+        return;
+    }
+    rtm_tlsf_undo_free(t, ptr, u);
+    if (size == 0 || pool_holding(t, (uintptr_t)ptr) == NULL)
+        return;
+    const char *p = (const char *)ptr;
+    size_t align = (hdr(p) & BLOCK_ALIGNED) != 0 ? block_alignment(t, p) : GRAN;
+    rtm_tlsf_undo_alloc(t, align, size, u);
+}
+
+void rtm_tlsf_undo_apply(rtm_tlsf *t, const rtm_tlsf_undo *u)
+{
+    uint32_t n = u->count < RTM_TLSF_UNDO_SLOTS ? u->count : RTM_TLSF_UNDO_SLOTS;
+    for (uint32_t i = 0; i < n; i++) {
+        int64_t off = u->slot[i].off;
+        if (off <= 0 || (uint64_t)off > (uint64_t)PTRDIFF_MAX)
+            continue;
+        uintptr_t a = (uintptr_t)tlsf_base(t) + (uintptr_t)off;
+        if (pool_holding(t, a) != NULL)
+            set_hdr(at(t, (ptrdiff_t)off), u->slot[i].word);
+    }
+}
+
+/* ---------------------------------------------------------------------- */
+/* Rebuild                                                                 */
+/* ---------------------------------------------------------------------- */
+
+/* tlsf.c's list_insert: the list's largest block stays at its head. */
+static void insert_free(rtm_tlsf *t, char *b, size_t s)
+{
+    unsigned idx = list_index(s);
+    ptrdiff_t head_off = t->heads[idx], b_off = off_of(t, b);
+    ptrdiff_t slot = off_of(t, (const char *)&t->heads[idx]);
+    if (head_off == 0 || s >= span_of(at(t, head_off))) {
+        *link_next(b) = head_off;
+        *link_pprev(b) = slot;
+        if (head_off != 0)
+            *link_pprev(at(t, head_off)) = b_off;
+        t->heads[idx] = b_off;
+        t->list_bits[idx >> 6] |= (uint64_t)1 << (idx & 63u);
+        return;
+    }
+    char *head = at(t, head_off);
+    ptrdiff_t after = *link_next(head);
+    *link_pprev(b) = head_off;
+    *link_next(b) = after;
+    if (after != 0)
+        *link_pprev(at(t, after)) = b_off;
+    *link_next(head) = b_off;
+}
+
+/* Is every span of the pool in range, ending exactly on the sentinel? */
+static int pool_walkable(const rtm_tlsf *t, tlsf_pool *pool)
+{
+    char *p = pool_first(pool), *end = at(t, pool->end);
+    if (end < p || (size_t)(end - p) < MIN_SPAN || (size_t)(end - p) > MAX_SPAN)
+        return 0;
+    while (p < end) {
+        size_t s = span_of(p);
+        if (s < MIN_SPAN || s > (size_t)(end - p))
+            return 0;
+        p += s;
+    }
+    return p == end;
+}
+
+typedef struct rebuild_totals {
+    size_t used_bytes, live_blocks, free_blocks, span;
+} rebuild_totals;
+
+/* Closes a run of free blocks [b, b + s) into one listed free block whose
+ * predecessor is used (or the pool start). */
+static void close_free_run(rtm_tlsf *t, char *b, size_t s, rebuild_totals *sum)
+{
+    set_hdr(b, s | BLOCK_FREE);
+    set_footer(b, s);
+    insert_free(t, b, s);
+    sum->free_blocks++;
+}
+
+/* One pool: merges free runs, rewrites flags, footers and the sentinel. */
+static void rebuild_pool(rtm_tlsf *t, tlsf_pool *pool, rebuild_totals *sum)
+{
+    char *p = pool_first(pool), *end = at(t, pool->end);
+    char *run = NULL; /* start of the current run of free blocks */
+    size_t run_span = 0;
+    sum->span += (size_t)(end - p);
+    while (p < end) {
+        uint32_t h = hdr(p);
+        size_t s = h & SPAN_MASK;
+        if ((h & BLOCK_FREE) != 0) {
+            if (run == NULL) {
+                run = p;
+                run_span = 0;
+            }
+            run_span += s;
+        } else {
+            set_hdr(p, s | (h & BLOCK_ALIGNED) | (run != NULL ? BLOCK_PREV_FREE : 0u));
+            if (run != NULL)
+                close_free_run(t, run, run_span, sum);
+            run = NULL;
+            sum->used_bytes += s - HDR_BYTES;
+            sum->live_blocks++;
+        }
+        p += s;
+    }
+    set_hdr(end, run != NULL ? BLOCK_PREV_FREE : 0u); /* sentinel: used, span 0 */
+    if (run != NULL)
+        close_free_run(t, run, run_span, sum);
+}
+
+int rtm_tlsf_rebuild(rtm_tlsf *t)
+{
+    if (t == NULL) {
+        RTM_SET_ERRNO(RTM_EINVAL);
+        return -1;
+    }
+    size_t pools = 0, limit = t->arena_bytes / (POOL_FIRST_PAYLOAD + MIN_SPAN) + 1u;
+    for (ptrdiff_t off = t->first_pool; off != 0; off = pool_at(t, off)->next)
+        if (++pools > limit || !pool_walkable(t, pool_at(t, off))) {
+            RTM_SET_ERRNO(RTM_EFAULT);
+            return -1;
+        }
+    for (unsigned w = 0; w < WORD_COUNT; w++)
+        t->list_bits[w] = 0;
+    for (unsigned idx = 0; idx < LIST_COUNT; idx++)
+        t->heads[idx] = 0;
+    rebuild_totals sum = {0, 0, 0, 0};
+    for (ptrdiff_t off = t->first_pool; off != 0; off = pool_at(t, off)->next)
+        rebuild_pool(t, pool_at(t, off), &sum);
+    t->used_bytes = sum.used_bytes;
+    t->live_blocks = sum.live_blocks;
+    t->free_blocks = sum.free_blocks;
+    t->total_span = sum.span;
+    if (t->peak_used < t->used_bytes)
+        t->peak_used = t->used_bytes;
+    t->steps = 0;
+    return 0;
+}

@@ -1,0 +1,268 @@
+/*
+ * shared/guarded.c -- the guarded heaps' lock and their branch of the
+ * generic API: rtm_locked_create(), and every rtm_* call on a heap whose
+ * kind word is RTM_KIND_GUARDED (dispatched here by core/heap.c).
+ *
+ * Each call is lock, operate, unlock. On a locked heap the operation is the
+ * generic call on the inner heap (any algorithm); on a shared heap it goes
+ * through pshared_ops.c (owner tags, intent record). The lock is the one
+ * place where a dead holder is noticed: rtm_guard_lock() gets
+ * RTM_OS_OWNER_DEAD, repairs (recovery.c), marks the mutex consistent, and
+ * the caller's operation proceeds on a verified heap. If the repair fails,
+ * the mutex is released without being marked consistent, so every later
+ * call fails with ENOTRECOVERABLE instead of touching a broken heap.
+ *
+ * Lock order: one lock per heap, never two at once (the inner heap of a
+ * guarded heap is never guarded). Walkers and error handlers run with the
+ * lock held and must not call back into the heap.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <stdatomic.h>
+#include <string.h>
+
+#include "core/internal.h"
+#include "os/shm.h"
+#include "rtmem.h"
+#include "shared/guarded.h"
+
+/* ---------------------------------------------------------------------- */
+/* The lock                                                                */
+/* ---------------------------------------------------------------------- */
+
+/* After EOWNERDEAD: this thread owns the mutex; repair, then declare it
+ * consistent. The dead holder is whoever the guard names (written right
+ * after each lock, cleared before each unlock: 0 when it died between the
+ * lock and that store, and then nothing had been changed). */
+static int take_over(rtm_guard *g, uint32_t me)
+{
+    uint32_t dead = g->holder;
+    g->holder = me;
+    if (rtm_pshared_recover(g, dead) != 0 || rtm_os_mutex_consistent(&g->mutex) != 0) {
+        g->holder = 0;
+        (void)rtm_os_mutex_unlock(&g->mutex); /* not consistent: unusable from now on */
+        errno = ENOTRECOVERABLE;
+        return -1;
+    }
+    return 0;
+}
+
+int rtm_guard_lock(rtm_guard *g)
+{
+    int rc = rtm_os_mutex_lock(&g->mutex);
+    if (rc == 0) {
+        if (guard_is_shared(g))
+            g->holder = rtm_os_pid();
+        return 0;
+    }
+    if (rc == RTM_OS_OWNER_DEAD && guard_is_shared(g))
+        return take_over(g, rtm_os_pid());
+    errno = rc;
+    return -1;
+}
+
+void rtm_guard_unlock(rtm_guard *g)
+{
+    int saved = errno;
+    g->holder = 0;
+    atomic_signal_fence(memory_order_seq_cst); /* holder cleared before the release */
+    (void)rtm_os_mutex_unlock(&g->mutex);
+    errno = saved;
+}
+
+/* ---------------------------------------------------------------------- */
+/* Creation                                                                */
+/* ---------------------------------------------------------------------- */
+
+static uintptr_t align_up(uintptr_t x, uintptr_t a) { return (x + a - 1u) & ~(a - 1u); }
+
+size_t rtm_locked_min_region(const char *algorithm)
+{
+    size_t inner = rtm_min_region(algorithm); /* EINVAL for unknown names */
+    if (inner == 0)
+        return 0;
+    return GUARD_ALIGN - 1u + GUARD_BYTES + inner;
+}
+
+rtm_heap *rtm_locked_create(const char *algorithm, void *mem, size_t bytes)
+{
+    size_t min = algorithm != NULL ? rtm_locked_min_region(algorithm) : 0;
+    if (mem == NULL || min == 0 || bytes < min) {
+        errno = EINVAL;
+        return NULL;
+    }
+    rtm_guard *g = (rtm_guard *)align_up((uintptr_t)mem, GUARD_ALIGN);
+    size_t lead = (size_t)((uintptr_t)g - (uintptr_t)mem);
+    memset(g, 0, sizeof *g);
+    rtm_heap *inner =
+        rtm_heap_create(algorithm, (char *)g + GUARD_BYTES, bytes - lead - GUARD_BYTES);
+    if (inner == NULL)
+        return NULL; /* errno from rtm_heap_create */
+    int rc = rtm_os_mutex_init(&g->mutex, 0u);
+    if (rc != 0) {
+        rtm_heap_destroy(inner);
+        errno = rc;
+        return NULL;
+    }
+    const char *name = rtm_heap_algorithm(inner);
+    strncpy(g->algorithm, name, sizeof g->algorithm - 1u);
+    g->magic = GUARD_MAGIC;
+    g->version = GUARD_VERSION;
+    g->abi = GUARD_ABI;
+    g->bytes = bytes - lead;
+    g->inner = (int64_t)((char *)inner - (char *)g);
+    g->overhead = lead + GUARD_BYTES;
+    g->ready = GUARD_READY;
+    g->kind = RTM_KIND_GUARDED; /* last: only now may the generic API use it */
+    return (rtm_heap *)(void *)g;
+}
+
+void rtm_guarded_destroy(struct rtm_heap *h)
+{
+    rtm_guard *g = as_guard(h);
+    if (guard_is_shared(g)) {
+        rtm_shared_close(h);
+        return;
+    }
+    (void)rtm_os_mutex_destroy(&g->mutex);
+    rtm_heap_destroy(guard_inner(g));
+    g->kind = 0; /* later calls on the handle fail with EINVAL */
+}
+
+/* ---------------------------------------------------------------------- */
+/* The generic API, locked                                                 */
+/* ---------------------------------------------------------------------- */
+
+void *rtm_guarded_alloc(struct rtm_heap *h, size_t size)
+{
+    rtm_guard *g = as_guard(h);
+    if (rtm_guard_lock(g) != 0)
+        return NULL;
+    void *p = guard_is_shared(g) ? rtm_pshared_alloc(g, RTM_ALIGN, size)
+                                 : rtm_alloc(guard_inner(g), size);
+    rtm_guard_unlock(g);
+    return p;
+}
+
+void *rtm_guarded_aligned_alloc(struct rtm_heap *h, size_t alignment, size_t size)
+{
+    rtm_guard *g = as_guard(h);
+    if (rtm_guard_lock(g) != 0)
+        return NULL;
+    void *p = guard_is_shared(g) ? rtm_pshared_alloc(g, alignment, size)
+                                 : rtm_aligned_alloc(guard_inner(g), alignment, size);
+    rtm_guard_unlock(g);
+    return p;
+}
+
+void *rtm_guarded_realloc(struct rtm_heap *h, void *ptr, size_t size)
+{
+    rtm_guard *g = as_guard(h);
+    if (rtm_guard_lock(g) != 0)
+        return NULL;
+    void *p = guard_is_shared(g) ? rtm_pshared_realloc(g, ptr, size)
+                                 : rtm_realloc(guard_inner(g), ptr, size);
+    rtm_guard_unlock(g);
+    return p;
+}
+
+void rtm_guarded_free(struct rtm_heap *h, void *ptr)
+{
+    rtm_guard *g = as_guard(h);
+    if (ptr == NULL || rtm_guard_lock(g) != 0)
+        return;
+    if (guard_is_shared(g))
+        (void)rtm_pshared_free(g, ptr);
+    else
+        rtm_free(guard_inner(g), ptr);
+    rtm_guard_unlock(g);
+}
+
+size_t rtm_guarded_usable_size(struct rtm_heap *h, const void *ptr)
+{
+    rtm_guard *g = as_guard(h);
+    if (ptr == NULL || rtm_guard_lock(g) != 0)
+        return 0;
+    size_t n =
+        guard_is_shared(g) ? rtm_pshared_usable(g, ptr) : rtm_usable_size(guard_inner(g), ptr);
+    rtm_guard_unlock(g);
+    return n;
+}
+
+rtm_stats rtm_guarded_stats(struct rtm_heap *h)
+{
+    rtm_guard *g = as_guard(h);
+    rtm_stats st = {0, 0, 0, 0, 0, 0, 0};
+    if (rtm_guard_lock(g) != 0)
+        return st;
+    if (guard_is_shared(g)) {
+        st = rtm_pshared_stats(g);
+    } else {
+        st = rtm_heap_stats(guard_inner(g));
+        st.arena_bytes += (size_t)g->overhead; /* the guard is part of the region */
+    }
+    rtm_guard_unlock(g);
+    return st;
+}
+
+int rtm_guarded_check(struct rtm_heap *h)
+{
+    rtm_guard *g = as_guard(h);
+    if (rtm_guard_lock(g) != 0)
+        return -1;
+    int rc = guard_is_shared(g) ? rtm_pshared_check(g) : rtm_heap_check(guard_inner(g));
+    rtm_guard_unlock(g);
+    return rc;
+}
+
+/* The name lives in the guard (copied at creation), so it stays valid
+ * after the lock is released, in every process. */
+const char *rtm_guarded_algorithm(struct rtm_heap *h)
+{
+    rtm_guard *g = as_guard(h);
+    if (rtm_guard_lock(g) != 0)
+        return NULL;
+    rtm_guard_unlock(g);
+    return g->algorithm;
+}
+
+int rtm_guarded_walk(struct rtm_heap *h, void (*walker)(void *, size_t, int, void *), void *arg)
+{
+    rtm_guard *g = as_guard(h);
+    if (rtm_guard_lock(g) != 0)
+        return -1;
+    int rc = guard_is_shared(g) ? rtm_pshared_walk(g, walker, arg)
+                                : rtm_heap_walk(guard_inner(g), walker, arg);
+    rtm_guard_unlock(g);
+    return rc;
+}
+
+int rtm_guarded_reset(struct rtm_heap *h)
+{
+    rtm_guard *g = as_guard(h);
+    if (rtm_guard_lock(g) != 0)
+        return -1;
+    int rc = guard_is_shared(g) ? rtm_pshared_reset(g) : rtm_heap_reset(guard_inner(g));
+    rtm_guard_unlock(g);
+    return rc;
+}
+
+/* A shared heap is its segment: memory of one process cannot join it. */
+int rtm_guarded_add_pool(struct rtm_heap *h, void *mem, size_t bytes)
+{
+    rtm_guard *g = as_guard(h);
+    if (mem == NULL) {
+        errno = EINVAL;
+        return -1;
+    }
+    if (guard_is_shared(g)) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    if (rtm_guard_lock(g) != 0)
+        return -1;
+    int rc = rtm_heap_add_pool(guard_inner(g), mem, bytes);
+    rtm_guard_unlock(g);
+    return rc;
+}

@@ -1,0 +1,20 @@
+# Tests of the guarded heaps (include/rtmem/lock.h, include/rtmem/shared.h)
+# and of the TLSF crash recovery under them (src/heaps/tlsf_rebuild.c).
+# Threaded tests carry LABELS threads (the TSan stage runs them).
+rtmem_test_program(test_tlsf_rebuild shared/test_tlsf_rebuild.c rtmem_static)
+target_include_directories(test_tlsf_rebuild PRIVATE ${CMAKE_SOURCE_DIR}/src)
+add_test(NAME shared_tlsf_rebuild COMMAND test_tlsf_rebuild)
+
+rtmem_test_program(test_locked shared/test_locked.c rtmem_static)
+add_test(NAME locked_heap COMMAND test_locked)
+set_tests_properties(locked_heap PROPERTIES LABELS threads)
+
+rtmem_test_program(test_shared_api shared/test_shared_api.c rtmem_static)
+add_test(NAME shared_api COMMAND test_shared_api)
+
+rtmem_test_program(test_shared_procs shared/test_shared_procs.c rtmem_static)
+add_test(NAME shared_processes COMMAND test_shared_procs)
+set_tests_properties(shared_processes PROPERTIES LABELS threads)
+
+rtmem_test_program(test_shared_crash shared/test_shared_crash.c rtmem_static)
+add_test(NAME shared_crash COMMAND test_shared_crash)
