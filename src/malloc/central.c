@@ -1,0 +1,278 @@
+/*
+ * malloc/central.c -- the central lists: for each size class, a transfer
+ * cache (an array of free blocks, filled and emptied a batch at a time by
+ * the thread caches) in front of the class's spans.
+ *
+ *   thread caches  --flush batch-->  [ transfer cache: xfer[0..xcount) ]
+ *                  <--fetch batch--         |  overflow / underflow
+ *                                           v
+ *                                   partial spans (bitmap of free blocks)
+ *                                           |  a span with every block free
+ *                                           v
+ *                                      page heap
+ *
+ * Why a transfer cache: moving a batch is one memcpy of pointers under the
+ * lock; this is what makes a cross-thread free cheap (a consumer thread's
+ * flush is picked up by the producer's next refill without either touching
+ * a span). Only when the transfer cache is full (or empty) do blocks go
+ * back to (or come from) spans, where each costs a page-map lookup and a
+ * bitmap bit. A span whose blocks are all back goes to the page heap at
+ * once, so memory freed by any thread can reach the OS.
+ *
+ * A block is never written to by the allocator: spans track free blocks in
+ * a bitmap (internal.h), so handing out and taking back costs no cache miss
+ * on user memory.
+ *
+ * Blocks that sat in a transfer cache through a whole decay period (its
+ * low-water mark) are moved back to their spans by rtmm_central_drain(), so
+ * that idle memory can reach the page heap and then the OS.
+ *
+ * Locks: one per class; the heap lock is taken inside it.
+ */
+#include <string.h>
+
+#include "malloc/internal.h"
+
+typedef struct central {
+    rtmm_lock lock;
+    uint32_t xcount, xlow;
+    void **xfer;
+    span *partial; /* spans with free blocks in their bitmap */
+    size_t spans;  /* small spans of this class              */
+    size_t out;    /* blocks out of the bitmaps (in caches or in use) */
+} __attribute__((aligned(64))) central;
+
+static central C[NCLASS];
+
+int rtmm_central_init(void)
+{
+    for (unsigned c = 1; c < rtmm_nclass; c++) {
+        C[c].xfer = rtmm_meta_alloc(rtmm_class[c].xcap * sizeof(void *));
+        if (C[c].xfer == NULL)
+            return -1;
+    }
+    return 0;
+}
+
+/* --- spans --------------------------------------------------------------- */
+
+static void partial_link(central *c, span *s)
+{
+    s->prev = NULL;
+    s->next = c->partial;
+    if (s->next)
+        s->next->prev = s;
+    c->partial = s;
+    s->partial = 1;
+}
+
+static void partial_unlink(central *c, span *s)
+{
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        c->partial = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->next = s->prev = NULL;
+    s->partial = 0;
+}
+
+static span *new_span(central *c, unsigned cls)
+{
+    const class_info *ci = &rtmm_class[cls];
+    span *s = rtmm_heap_alloc(ci->pages, 1, SPAN_SMALL, cls);
+    if (s == NULL)
+        return NULL;
+    s->nobj = ci->nobj;
+    s->nfree = ci->nobj;
+    s->hint = 0;
+    for (uint32_t w = 0; w < SPAN_WORDS; w++) {
+        uint32_t lo = w * 64u;
+        s->bits[w] = ci->nobj >= lo + 64u ? ~(uint64_t)0
+                     : ci->nobj > lo      ? ((uint64_t)1 << (ci->nobj - lo)) - 1u
+                                          : 0u;
+    }
+    c->spans++;
+    partial_link(c, s);
+    return s;
+}
+
+/* Takes up to n free blocks out of span s's bitmap, lowest first. */
+static uint32_t take_from_span(central *c, span *s, size_t size, void **out, uint32_t n)
+{
+    uint32_t got = 0, w = s->hint;
+    for (; w < SPAN_WORDS && got < n; w++) {
+        uint64_t m = s->bits[w];
+        while (m && got < n) {
+            out[got++] = (void *)(s->start + ((size_t)w * 64u + rtm_ctz64(m)) * size);
+            m &= m - 1u;
+        }
+        s->bits[w] = m;
+        if (m)
+            break;
+    }
+    s->hint = w;
+    s->nfree -= got;
+    c->out += got;
+    if (s->nfree == 0)
+        partial_unlink(c, s);
+    return got;
+}
+
+/* Puts one block back in its span's bitmap; a span with every block back
+ * goes to the page heap. Misuse found here (a pointer that is not a block
+ * of this class, a block already free) is counted and ignored. */
+static void return_to_span(central *c, unsigned cls, void *p)
+{
+    span *s = pm_span((uintptr_t)p);
+    size_t size = rtmm_class[cls].size;
+    size_t off = s ? (uintptr_t)p - s->start : 0u;
+    size_t idx = off / size;
+    if (RTM_UNLIKELY(s == NULL || s->state != SPAN_SMALL || s->cls != cls || off % size != 0 ||
+                     idx >= s->nobj || (s->bits[idx / 64u] >> (idx % 64u) & 1u))) {
+        atomic_fetch_add_explicit(&rtmm_foreign_frees, 1, memory_order_relaxed);
+        return;
+    }
+    s->bits[idx / 64u] |= (uint64_t)1 << (idx % 64u);
+    if (idx / 64u < s->hint)
+        s->hint = (uint32_t)(idx / 64u);
+    c->out--;
+    if (++s->nfree == 1)
+        partial_link(c, s);
+    if (s->nfree == s->nobj) {
+        partial_unlink(c, s);
+        c->spans--;
+        rtmm_heap_free(s);
+    }
+}
+
+/* --- the two operations ------------------------------------------------------- */
+
+uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n)
+{
+    central *c = &C[cls];
+    size_t size = rtmm_class[cls].size;
+    lock_take(&c->lock);
+    uint32_t k = c->xcount < n ? c->xcount : n;
+    c->xcount -= k;
+    memcpy(out, c->xfer + c->xcount, k * sizeof(void *));
+    if (c->xcount < c->xlow)
+        c->xlow = c->xcount;
+    while (k < n) {
+        span *s = c->partial ? c->partial : new_span(c, cls);
+        if (s == NULL)
+            break;
+        k += take_from_span(c, s, size, out + k, n - k);
+    }
+    lock_give(&c->lock);
+    return k;
+}
+
+void rtmm_central_release(unsigned cls, void *const *blocks, uint32_t n)
+{
+    central *c = &C[cls];
+    lock_take(&c->lock);
+    uint32_t room = rtmm_class[cls].xcap - c->xcount;
+    uint32_t k = n < room ? n : room;
+    memcpy(c->xfer + c->xcount, blocks, k * sizeof(void *));
+    c->xcount += k;
+    for (uint32_t i = k; i < n; i++)
+        return_to_span(c, cls, blocks[i]);
+    lock_give(&c->lock);
+}
+
+void rtmm_central_drain(int force)
+{
+    for (unsigned cls = 1; cls < rtmm_nclass; cls++) {
+        central *c = &C[cls];
+        lock_take(&c->lock);
+        uint32_t n = force ? c->xcount : c->xlow;
+        for (uint32_t i = 0; i < n; i++) /* the bottom: the longest unused */
+            return_to_span(c, cls, c->xfer[i]);
+        memmove(c->xfer, c->xfer + n, (c->xcount - n) * sizeof(void *));
+        c->xcount -= n;
+        c->xlow = c->xcount;
+        lock_give(&c->lock);
+    }
+}
+
+/* --- statistics, check, fork ------------------------------------------------------ */
+
+void rtmm_central_totals(size_t *span_bytes, size_t *out_bytes, size_t *xfer_bytes)
+{
+    *span_bytes = *out_bytes = *xfer_bytes = 0;
+    for (unsigned cls = 1; cls < rtmm_nclass; cls++) {
+        central *c = &C[cls];
+        lock_take(&c->lock);
+        *span_bytes += c->spans * rtmm_class[cls].pages * PAGE_BYTES;
+        *out_bytes += c->out * rtmm_class[cls].size;
+        *xfer_bytes += (size_t)c->xcount * rtmm_class[cls].size;
+        lock_give(&c->lock);
+    }
+}
+
+static int popcount_span(const span *s)
+{
+    int n = 0;
+    for (uint32_t w = 0; w < SPAN_WORDS; w++)
+        n += __builtin_popcountll(s->bits[w]);
+    return n;
+}
+
+int rtmm_central_block_ok(unsigned cls, const void *p)
+{
+    span *s = pm_span((uintptr_t)p);
+    size_t size = rtmm_class[cls].size;
+    if (s == NULL || s->state != SPAN_SMALL || s->cls != cls)
+        return 0;
+    size_t off = (uintptr_t)p - s->start, idx = off / size;
+    return off % size == 0 && idx < s->nobj && !(s->bits[idx / 64u] >> (idx % 64u) & 1u);
+}
+
+static int check_class(unsigned cls)
+{
+    central *c = &C[cls];
+    size_t n = 0, free_blocks = 0;
+    for (span *s = c->partial; s; s = s->next, n++) {
+        if (s->state != SPAN_SMALL || s->cls != cls || !s->partial || s->nfree == 0 ||
+            s->nfree > s->nobj || popcount_span(s) != (int)s->nfree)
+            return -1;
+        for (uint32_t w = 0; w < s->hint && w < SPAN_WORDS; w++)
+            if (s->bits[w])
+                return -1;
+        free_blocks += s->nfree;
+    }
+    if (n > c->spans || c->xcount > rtmm_class[cls].xcap)
+        return -1;
+    if (c->out + free_blocks > c->spans * rtmm_class[cls].nobj)
+        return -1;
+    for (uint32_t i = 0; i < c->xcount; i++)
+        if (!rtmm_central_block_ok(cls, c->xfer[i]))
+            return -1;
+    return 0;
+}
+
+int rtmm_central_check(void)
+{
+    for (unsigned cls = 1; cls < rtmm_nclass; cls++) {
+        lock_take(&C[cls].lock);
+        int rc = check_class(cls);
+        lock_give(&C[cls].lock);
+        if (rc != 0)
+            return -1;
+    }
+    return 0;
+}
+
+void rtmm_central_fork_lock(int take)
+{
+    for (unsigned cls = 1; cls < NCLASS; cls++) {
+        if (take > 0)
+            lock_take(&C[cls].lock);
+        else if (take == 0)
+            lock_give(&C[cls].lock);
+        else
+            lock_reset(&C[cls].lock);
+    }
+}

@@ -1,0 +1,329 @@
+/*
+ * malloc/internal.h -- the table of contents of rtmem's thread-caching
+ * malloc: constants, the span record, and every cross-file function, grouped
+ * by the file that defines it. docs/MALLOC.md tells the design in prose.
+ *
+ * The layers, top down (a layer calls only layers below it):
+ *
+ *   malloc.c    API, fast paths, init, options, fork        (no lock)
+ *     |
+ *   tcache.c    per-thread caches: arrays of free blocks     (registry lock)
+ *     |
+ *   central.c   per size class: transfer cache + spans       (class locks)
+ *     |
+ *   pageheap.c  spans of 8 KiB pages: free runs, decay,      (heap lock)
+ *     |         large and huge requests, the RT arena
+ *   pagemap.c   page -> span, page -> size class (lock-free reads)
+ *   meta.c      span records, thread caches, arrays          (meta lock)
+ *   sizeclass.c the size-class table (read-only after init)
+ *     |
+ *   os/pages.c  mmap, munmap, madvise, mlock, sched_yield
+ *
+ * Lock order: registry -> class (ascending) -> heap -> meta. No lock is
+ * held across a call into libc other than os/pages.c.
+ */
+#ifndef RTM_MALLOC_INTERNAL_H
+#define RTM_MALLOC_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/bits.h"
+#include "rtmem/malloc.h"
+
+/* --- geometry ------------------------------------------------------------ */
+
+/* Pages of the page heap: 8 KiB, as in tcmalloc. Larger than the kernel's
+ * 4 KiB so the page map is half the size and a span of the smallest class
+ * holds 512 objects, the bitmap's capacity. */
+#define PAGE_SHIFT 13u
+#define PAGE_BYTES ((size_t)1 << PAGE_SHIFT)
+
+#define MIN_ALIGN  RTM_MALLOC_ALIGN
+#define SMALL_MAX  ((size_t)RTM_MALLOC_SMALL_MAX)
+#define NCLASS     80u /* size classes, class 0 unused ("not small") */
+#define SPAN_WORDS 8u  /* bitmap words per span: 512 objects at most */
+#define SPAN_OBJS  (SPAN_WORDS * 64u)
+
+/* Requests from this size up get their own OS mapping (not in RT mode). */
+#ifndef RTM_HUGE_MIN
+#define RTM_HUGE_MIN ((size_t)4 << 20)
+#endif
+
+/* --- locks (lock.c) ------------------------------------------------------- */
+
+/* A test-and-test-and-set spin lock: no system call to take or release;
+ * a waiter spins with pause and, outside real-time mode, yields after a
+ * while (a preempted holder on a busy machine would otherwise cost a whole
+ * time slice). Why not pthread_mutex: the real-time mode promises no system
+ * call, and a contended mutex sleeps in futex(). */
+typedef struct rtmm_lock {
+    atomic_int held;
+} rtmm_lock;
+
+void rtmm_lock_slow(rtmm_lock *l);
+
+RTM_INLINE void lock_take(rtmm_lock *l)
+{
+    if (RTM_LIKELY(!atomic_exchange_explicit(&l->held, 1, memory_order_acquire)))
+        return;
+    rtmm_lock_slow(l);
+}
+RTM_INLINE void lock_give(rtmm_lock *l)
+{
+    atomic_store_explicit(&l->held, 0, memory_order_release);
+}
+RTM_INLINE void lock_reset(rtmm_lock *l)
+{
+    atomic_store_explicit(&l->held, 0, memory_order_relaxed);
+}
+
+/* --- options and global state (malloc.c) --------------------------------- */
+
+typedef struct rtmm_options {
+    long decay_ms;      /* free runs purged after this long; -1 never        */
+    size_t arena_bytes; /* real-time arena; 0 = normal mode                  */
+    unsigned arena_threads;
+    int show_stats;
+} rtmm_options;
+
+extern rtmm_options rtmm_opt;
+extern int rtmm_rt_mode; /* 1 in real-time mode: no OS call after start-up */
+
+/* Counters the API keeps (relaxed atomics: slow paths only). */
+extern atomic_size_t rtmm_failed_allocs, rtmm_foreign_frees;
+
+/* Makes sure the allocator is initialised; 0, or -1 (ENOMEM) when the
+ * real-time arena could not be set up. */
+int rtmm_init(void);
+
+/* --- size classes (sizeclass.c) ------------------------------------------- */
+
+/* Class of a small request: rtmm_class_index[class_slot(size)]. Sizes up to
+ * 1024 map in 16-byte steps (slots 0..64), larger ones in 128-byte steps
+ * (slots 65..312; every class above 1024 is a multiple of 128), so one
+ * table of 313 bytes serves all. */
+#define CLASS_SLOTS (1024u / 16u + 1u + (SMALL_MAX - 1024u) / 128u)
+extern uint8_t rtmm_class_index[CLASS_SLOTS];
+
+typedef struct class_info {
+    uint32_t size;  /* bytes per block                                  */
+    uint32_t pages; /* pages per span                                   */
+    uint32_t nobj;  /* blocks per span (<= SPAN_OBJS)                   */
+    uint32_t cap;   /* thread-cache capacity (blocks)                   */
+    uint32_t batch; /* blocks moved per refill / flush                  */
+    uint32_t xcap;  /* central transfer-cache capacity (blocks)         */
+} class_info;
+extern class_info rtmm_class[NCLASS];
+extern unsigned rtmm_nclass; /* classes in use: 1 .. rtmm_nclass-1 */
+
+RTM_INLINE size_t class_slot(size_t size)
+{
+    return size <= 1024u ? (size + 15u) >> 4 : (size + 127u - 1024u + (64u << 7)) >> 7;
+}
+
+void rtmm_sizeclass_init(void);
+/* The smallest class >= size whose block size is a multiple of align
+ * (align <= PAGE_BYTES), or 0 when none (use a page run). */
+unsigned rtmm_class_for_aligned(size_t size, size_t align);
+
+/* --- spans ---------------------------------------------------------------- */
+
+enum span_state { SPAN_FREE = 1, SPAN_SMALL, SPAN_LARGE, SPAN_HUGE };
+
+/*
+ * A span: a run of pages [start, start + pages * PAGE_BYTES). A free span
+ * sits in a page-heap bin (next/prev) and, when dirty, in the decay list
+ * (dnext/dprev). A small span is carved into nobj blocks of one class; the
+ * bitmap has a 1 for every block that is free *in the span* (not handed to
+ * a cache): blocks never need to be touched to be linked, so neither the
+ * caches nor the span ever write into user memory.
+ *
+ *   start                                                   start+pages*8K
+ *   | blk 0 | blk 1 | blk 2 | ...                 | blk nobj-1 | tail |
+ *     bit 0   bit 1   bit 2                         bit nobj-1
+ */
+typedef struct span {
+    uintptr_t start;
+    size_t pages;
+    struct span *next, *prev;   /* bin list (free) or partial list (small)   */
+    struct span *dnext, *dprev; /* decay list (free and dirty)               */
+    uint64_t freed_ms;          /* when it became free (dirty spans)         */
+    uint32_t nobj, nfree;       /* small: blocks, blocks free in the bitmap  */
+    uint32_t hint;              /* small: lowest bitmap word that may be set */
+    uint16_t cls;
+    uint8_t state;   /* enum span_state                                     */
+    uint8_t dirty;   /* free: some page may be resident (not purged)        */
+    uint8_t zeroed;  /* large: every page still reads as zero               */
+    uint8_t partial; /* small: on the central partial list                  */
+    uint64_t bits[SPAN_WORDS];
+} span;
+
+RTM_INLINE uintptr_t span_end(const span *s) { return s->start + (s->pages << PAGE_SHIFT); }
+
+/* --- page map (pagemap.c) -------------------------------------------------- */
+
+/*
+ * A two-level radix tree over page numbers. 64-bit: 48-bit addresses,
+ * 35-bit page numbers = 15 root bits + 20 leaf bits; 32-bit: 19 = 9 + 10.
+ * Leaves are mapped on demand and never freed, so a reader needs no lock:
+ * root entries are published with release stores, entries are relaxed
+ * atomics (a reader asking about a live block always sees the entry written
+ * before the block was handed out, through the happens-before that gave it
+ * the pointer). Each leaf holds the span of every page and, for pages of
+ * small spans, the size class, so free() finds the class in two loads.
+ */
+#if UINTPTR_MAX > 0xffffffffu
+#define PM_ADDR_BITS 48u
+#define PM_LEAF_BITS 20u
+#else
+#define PM_ADDR_BITS 32u
+#define PM_LEAF_BITS 10u
+#endif
+#define PM_ROOT_BITS (PM_ADDR_BITS - PAGE_SHIFT - PM_LEAF_BITS)
+#define PM_LEAF_SIZE ((size_t)1 << PM_LEAF_BITS)
+#define PM_ROOT_SIZE ((size_t)1 << PM_ROOT_BITS)
+
+typedef struct pm_leaf {
+    _Atomic(span *) spans[PM_LEAF_SIZE];
+    _Atomic uint8_t classes[PM_LEAF_SIZE];
+} pm_leaf;
+
+extern _Atomic(pm_leaf *) rtmm_pm_root[PM_ROOT_SIZE];
+
+/* The leaf of an address, or NULL (never mapped, or beyond 48 bits). */
+RTM_INLINE pm_leaf *pm_leaf_of(uintptr_t a)
+{
+    uintptr_t i = a >> (PAGE_SHIFT + PM_LEAF_BITS);
+    if (RTM_UNLIKELY(i >= PM_ROOT_SIZE))
+        return NULL;
+    return atomic_load_explicit(&rtmm_pm_root[i], memory_order_acquire);
+}
+RTM_INLINE size_t pm_index(uintptr_t a) { return (a >> PAGE_SHIFT) & (PM_LEAF_SIZE - 1u); }
+
+/* Hot path: the size class of the page holding a (0: not a small block). */
+RTM_INLINE unsigned pm_class(uintptr_t a)
+{
+    pm_leaf *l = pm_leaf_of(a);
+    return l ? atomic_load_explicit(&l->classes[pm_index(a)], memory_order_relaxed) : 0u;
+}
+RTM_INLINE span *pm_span(uintptr_t a)
+{
+    pm_leaf *l = pm_leaf_of(a);
+    return l ? atomic_load_explicit(&l->spans[pm_index(a)], memory_order_relaxed) : NULL;
+}
+
+/* Maps the leaves covering [start, start + pages pages); -1 on ENOMEM.
+ * Called with the heap lock held. */
+int rtmm_pm_ensure(uintptr_t start, size_t pages);
+/* Sets span (and class) for every page of s, or for its first and last
+ * page only (free spans). Leaves must exist. */
+void rtmm_pm_set_all(const span *s, span *value, unsigned cls);
+void rtmm_pm_set_ends(span *s);
+/* Pre-faults the page-map entries of a range (real-time mode). */
+void rtmm_pm_prefault(uintptr_t start, size_t pages);
+size_t rtmm_pm_bytes(void);
+
+/* --- metadata (meta.c) ------------------------------------------------------ */
+
+/* Zeroed metadata memory, 64-byte aligned, never freed; NULL on ENOMEM
+ * (in real-time mode: when the prepared metadata region is used up). */
+void *rtmm_meta_alloc(size_t bytes);
+/* Span records, recycled through a free list. */
+span *rtmm_span_new(void);
+void rtmm_span_delete(span *s);
+/* Real-time mode: pre-faults and locks `bytes` of metadata now and serves
+ * every later rtmm_meta_alloc from it. 0, or -1 on ENOMEM. */
+int rtmm_meta_reserve(size_t bytes);
+size_t rtmm_meta_bytes(void);
+void rtmm_meta_fork_lock(int take);
+
+/* --- page heap (pageheap.c) -------------------------------------------------- */
+
+/* A span of `pages` pages, registered in the page map for every page with
+ * state `state` and class `cls` (0 for large); NULL with ENOMEM (counted in
+ * arena_exhausted in real-time mode). align_pages > 1 returns a span whose
+ * start is a multiple of align_pages pages. */
+span *rtmm_heap_alloc(size_t pages, size_t align_pages, unsigned state, unsigned cls);
+/* Gives a small or large span back: coalesces, starts its decay. */
+void rtmm_heap_free(span *s);
+/* Huge requests: their own mapping, registered in the page map. */
+span *rtmm_huge_alloc(size_t bytes, size_t align);
+void rtmm_huge_free(span *s);
+/* Purges free runs idle for decay_ms (all of them when force). Returns the
+ * bytes purged. Takes the heap lock. */
+size_t rtmm_heap_purge(int force);
+/* Real-time mode: maps, pre-faults and locks the arena as the heap's only
+ * memory. 0 or -1 (ENOMEM). */
+int rtmm_heap_arena(size_t bytes);
+
+typedef struct heap_totals {
+    size_t mapped, free_pages, dirty_pages, small_pages, large_pages, huge_bytes, purges;
+    size_t arena_bytes, arena_exhausted;
+    int arena_locked;
+} heap_totals;
+heap_totals rtmm_heap_totals(void);
+int rtmm_heap_check(void);
+void rtmm_heap_fork_lock(int take);
+
+/* --- central lists (central.c) ---------------------------------------------- */
+
+/* Takes up to n free blocks of class cls into out[]; returns how many
+ * (0: out of memory). Bounded: at most n blocks and one span. */
+uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n);
+/* Gives n blocks of class cls back (any thread's). */
+void rtmm_central_release(unsigned cls, void *const *blocks, uint32_t n);
+/* Moves blocks that sat unused in transfer caches for a whole decay
+ * period back to their spans (all of them when force). */
+void rtmm_central_drain(int force);
+int rtmm_central_init(void);
+void rtmm_central_totals(size_t *span_bytes, size_t *out_bytes, size_t *xfer_bytes);
+int rtmm_central_check(void);
+/* 1 when p is a block of class cls that its span counts as handed out. */
+int rtmm_central_block_ok(unsigned cls, const void *p);
+/* Fork handlers' helpers (here and in every layer): take > 0 takes the
+ * layer's locks, 0 gives them back, < 0 resets them (in the child). */
+void rtmm_central_fork_lock(int take);
+
+/* --- thread caches (tcache.c) ------------------------------------------------ */
+
+/* One bin per class: a stack of free blocks, slots[0 .. count). An array,
+ * not a list threaded through the blocks, so that a cached block is never
+ * written to or read from (no cache miss on user memory). */
+typedef struct tbin {
+    void **slots;
+    uint32_t count, cap;
+} tbin;
+
+typedef struct tcache {
+    tbin bins[NCLASS];
+    struct tcache *next, *prev; /* registry: live or free                  */
+    uint32_t ticks;             /* slow paths since the last maintenance   */
+    int live;
+} tcache;
+
+/* The calling thread's cache; NULL before its first allocation. After the
+ * thread's exit destructor ran it is &rtmm_tc_dead, whose bins have
+ * capacity 0: every operation then takes the slow path to the central
+ * lists directly. */
+extern _Thread_local tcache *rtmm_tc_self __attribute__((tls_model("initial-exec")));
+extern tcache rtmm_tc_dead;
+
+/* Slow paths of malloc.c's fast paths (noinline). The allocation one
+ * takes the size, not the class: before initialisation the class table is
+ * all zeros. */
+void *rtmm_tc_alloc_slow(size_t size);
+void rtmm_tc_free_slow(void *p, unsigned cls);
+int rtmm_tc_init(void);
+/* Bytes of one thread cache (struct and slot arrays). */
+size_t rtmm_tc_bytes(void);
+/* Real-time mode: makes n caches now, from the locked metadata region. */
+void rtmm_tc_prepare(unsigned n);
+void rtmm_tc_flush_self(void);
+size_t rtmm_tc_totals(size_t *threads, size_t *reclaimed);
+int rtmm_tc_check(void);
+void rtmm_tc_fork_lock(int take);
+void rtmm_tc_fork_child(void);
+
+#endif /* RTM_MALLOC_INTERNAL_H */

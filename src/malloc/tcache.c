@@ -1,0 +1,299 @@
+/*
+ * malloc/tcache.c -- thread caches: per thread, per size class, a bounded
+ * stack of free blocks. The fast paths in malloc.c pop and push on it with
+ * no lock and no atomic; this file holds everything slower: creating a
+ * cache at a thread's first allocation, refilling an empty bin and flushing
+ * a full one (a batch to or from the central lists), and taking a cache
+ * back when its thread exits.
+ *
+ * Bounds: a bin holds at most cap[cls] blocks (128 KiB worth, 8 to 256
+ * blocks, sizeclass.c), so a thread holds at most 8 MiB of free blocks
+ * (the sum over the 72 classes; 2 MiB for classes up to 4 KiB), whatever
+ * other threads do. A block belongs to no thread: a free
+ * from another thread lands in the *freeing* thread's cache and flows on to
+ * the central lists when that bin fills, so a producer/consumer pair never
+ * makes the producer's cache grow (the consumer's is bounded as any).
+ *
+ * Thread exit: a pthread key's destructor flushes every bin to the central
+ * lists and puts the cache on the free list for the next new thread; the
+ * thread's later frees (other destructors, libc's own clean-up) go straight
+ * to the central lists through rtmm_tc_dead, a cache whose bins have
+ * capacity 0. The key is created at initialisation, early enough to be one
+ * of the 32 that glibc stores without allocating.
+ *
+ * Lock: reg_lock (registry of caches), outermost; never held while calling
+ * the central lists.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "malloc/internal.h"
+#include "os/pages.h"
+
+_Thread_local tcache *rtmm_tc_self __attribute__((tls_model("initial-exec")));
+tcache rtmm_tc_dead;
+
+static rtmm_lock reg_lock;
+static tcache *live_head, *free_head;
+static size_t live_count, reclaimed_count;
+static pthread_key_t exit_key;
+static int key_ok;
+static _Atomic uint64_t last_maintenance;
+
+#define MAINT_TICKS 256u
+
+/* --- registry ----------------------------------------------------------------- */
+
+static void reg_unlink(tcache **head, tcache *tc)
+{
+    if (tc->prev)
+        tc->prev->next = tc->next;
+    else
+        *head = tc->next;
+    if (tc->next)
+        tc->next->prev = tc->prev;
+    tc->next = tc->prev = NULL;
+}
+
+static void reg_push(tcache **head, tcache *tc)
+{
+    tc->prev = NULL;
+    tc->next = *head;
+    if (*head)
+        (*head)->prev = tc;
+    *head = tc;
+}
+
+size_t rtmm_tc_bytes(void)
+{
+    size_t slots = 0;
+    for (unsigned c = 1; c < rtmm_nclass; c++)
+        slots += rtmm_class[c].cap;
+    return sizeof(tcache) + slots * sizeof(void *);
+}
+
+/* A fresh cache from metadata: the bins' slot arrays follow the struct. */
+static tcache *cache_make(void)
+{
+    tcache *tc = rtmm_meta_alloc(rtmm_tc_bytes());
+    if (tc == NULL)
+        return NULL;
+    void **slots = (void **)(tc + 1);
+    for (unsigned c = 1; c < rtmm_nclass; c++) {
+        tc->bins[c].slots = slots;
+        tc->bins[c].cap = rtmm_class[c].cap;
+        slots += rtmm_class[c].cap;
+    }
+    return tc;
+}
+
+static tcache *cache_create(void)
+{
+    lock_take(&reg_lock);
+    tcache *tc = free_head;
+    if (tc)
+        reg_unlink(&free_head, tc);
+    lock_give(&reg_lock);
+    if (tc == NULL)
+        tc = cache_make();
+    if (tc == NULL) { /* real-time metadata used up: run without a cache */
+        rtmm_tc_self = &rtmm_tc_dead;
+        return NULL;
+    }
+    tc->live = 1;
+    tc->ticks = 0;
+    lock_take(&reg_lock);
+    reg_push(&live_head, tc);
+    live_count++;
+    lock_give(&reg_lock);
+    rtmm_tc_self = tc;
+    /* May allocate (a key >= 32): safe now that rtmm_tc_self is set. */
+    if (key_ok)
+        (void)pthread_setspecific(exit_key, tc);
+    return tc;
+}
+
+/* Moves the bottom n blocks of a bin (the longest cached) to the central
+ * list and slides the rest down. */
+static void flush_bin(tcache *tc, unsigned cls, uint32_t n)
+{
+    tbin *b = &tc->bins[cls];
+    if (n > b->count)
+        n = b->count;
+    if (n == 0)
+        return;
+    rtmm_central_release(cls, b->slots, n);
+    memmove(b->slots, b->slots + n, (b->count - n) * sizeof(void *));
+    b->count -= n;
+}
+
+static void flush_all(tcache *tc)
+{
+    for (unsigned c = 1; c < rtmm_nclass; c++)
+        flush_bin(tc, c, tc->bins[c].count);
+}
+
+/* Gives a cache back: its blocks to the central lists, itself to the free
+ * list. The caller makes sure no thread uses it any more. */
+static void cache_retire(tcache *tc)
+{
+    flush_all(tc);
+    tc->live = 0;
+    lock_take(&reg_lock);
+    reg_unlink(&live_head, tc);
+    reg_push(&free_head, tc);
+    live_count--;
+    reclaimed_count++;
+    lock_give(&reg_lock);
+}
+
+static void on_thread_exit(void *arg)
+{
+    rtmm_tc_self = &rtmm_tc_dead;
+    cache_retire(arg);
+}
+
+void rtmm_tc_prepare(unsigned n)
+{
+    for (unsigned i = 0; i < n; i++) {
+        tcache *tc = cache_make();
+        if (tc == NULL)
+            return;
+        lock_take(&reg_lock);
+        reg_push(&free_head, tc);
+        lock_give(&reg_lock);
+    }
+}
+
+int rtmm_tc_init(void)
+{
+    key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
+    return 0;
+}
+
+/* --- maintenance ----------------------------------------------------------------- */
+
+/* Every MAINT_TICKS slow paths a thread looks at the clock; once per decay
+ * period one thread drains the transfer caches' idle blocks to their spans
+ * and purges idle free runs. No lock is held here. */
+static void maybe_maintain(tcache *tc)
+{
+    if (++tc->ticks < MAINT_TICKS || rtmm_rt_mode)
+        return;
+    tc->ticks = 0;
+    uint64_t period = rtmm_opt.decay_ms > 0 ? (uint64_t)rtmm_opt.decay_ms : 1000u;
+    uint64_t now = rtm_os_now_ms();
+    uint64_t last = atomic_load_explicit(&last_maintenance, memory_order_relaxed);
+    if (now - last < period ||
+        !atomic_compare_exchange_strong_explicit(&last_maintenance, &last, now,
+                                                 memory_order_relaxed, memory_order_relaxed))
+        return;
+    rtmm_central_drain(0);
+    (void)rtmm_heap_purge(0);
+}
+
+/* --- slow paths ------------------------------------------------------------------- */
+
+RTM_NOINLINE void *rtmm_tc_alloc_slow(size_t size)
+{
+    if (rtmm_init() != 0)
+        return NULL;
+    unsigned cls = rtmm_class_index[class_slot(size)];
+    tcache *tc = rtmm_tc_self;
+    if (tc == NULL)
+        tc = cache_create();
+    if (tc == NULL || tc == &rtmm_tc_dead) { /* no cache: one block, straight */
+        void *p = NULL;
+        return rtmm_central_fetch(cls, &p, 1) ? p : NULL;
+    }
+    tbin *b = &tc->bins[cls];
+    if (b->count == 0) {
+        b->count = rtmm_central_fetch(cls, b->slots, rtmm_class[cls].batch);
+        if (b->count == 0)
+            return NULL;
+        maybe_maintain(tc);
+    }
+    return b->slots[--b->count];
+}
+
+RTM_NOINLINE void rtmm_tc_free_slow(void *p, unsigned cls)
+{
+    int saved = errno;
+    tcache *tc = rtmm_tc_self;
+    if (tc == NULL)
+        tc = cache_create();
+    if (tc == NULL || tc == &rtmm_tc_dead) {
+        rtmm_central_release(cls, &p, 1);
+    } else {
+        tbin *b = &tc->bins[cls];
+        if (b->count == b->cap) {
+            flush_bin(tc, cls, rtmm_class[cls].batch);
+            maybe_maintain(tc);
+        }
+        b->slots[b->count++] = p;
+    }
+    errno = saved;
+}
+
+void rtmm_tc_flush_self(void)
+{
+    tcache *tc = rtmm_tc_self;
+    if (tc != NULL && tc != &rtmm_tc_dead)
+        flush_all(tc);
+}
+
+/* --- statistics, check, fork ---------------------------------------------------------- */
+
+size_t rtmm_tc_totals(size_t *threads, size_t *reclaimed)
+{
+    size_t bytes = 0;
+    lock_take(&reg_lock);
+    for (tcache *tc = live_head; tc; tc = tc->next)
+        for (unsigned c = 1; c < rtmm_nclass; c++)
+            bytes += (size_t)tc->bins[c].count * rtmm_class[c].size; /* racy for others */
+    *threads = live_count;
+    *reclaimed = reclaimed_count;
+    lock_give(&reg_lock);
+    return bytes;
+}
+
+int rtmm_tc_check(void)
+{
+    tcache *tc = rtmm_tc_self;
+    if (tc == NULL || tc == &rtmm_tc_dead)
+        return 0;
+    for (unsigned c = 1; c < rtmm_nclass; c++) {
+        const tbin *b = &tc->bins[c];
+        if (b->count > b->cap || b->cap != rtmm_class[c].cap)
+            return -1;
+        for (uint32_t i = 0; i < b->count; i++)
+            if (pm_class((uintptr_t)b->slots[i]) != c || !rtmm_central_block_ok(c, b->slots[i]))
+                return -1;
+    }
+    return 0;
+}
+
+void rtmm_tc_fork_lock(int take)
+{
+    if (take > 0)
+        lock_take(&reg_lock);
+    else if (take == 0)
+        lock_give(&reg_lock);
+    else
+        lock_reset(&reg_lock);
+}
+
+/* In the child of fork() only the forking thread exists: every other
+ * thread's cache is taken back now (their blocks are valid, their owners
+ * gone). Called with every lock reset. */
+void rtmm_tc_fork_child(void)
+{
+    tcache *tc = live_head;
+    while (tc != NULL) {
+        tcache *next = tc->next;
+        if (tc != rtmm_tc_self)
+            cache_retire(tc);
+        tc = next;
+    }
+}
