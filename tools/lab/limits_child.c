@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 
 #include "limits_cmd.h"
+#include "result_line.h"
 #include "rtmem.h"
 
 #define LIM_INLINE static inline __attribute__((always_inline))
@@ -418,49 +419,19 @@ static const char *find_line(const char *text, const char *tag)
     return NULL;
 }
 
-/* Copies the value of "\tkey=" on this line (up to tab or newline). */
-static int field(const char *line, const char *key, char *out, size_t n)
-{
-    size_t klen = strlen(key);
-    const char *end = strchr(line, '\n');
-    for (const char *p = strchr(line, '\t'); p != NULL && (end == NULL || p < end);
-         p = strchr(p + 1, '\t')) {
-        if (strncmp(p + 1, key, klen) == 0 && p[1 + klen] == '=') {
-            const char *v = p + 2 + klen;
-            size_t vlen = strcspn(v, "\t\n");
-            snprintf(out, n, "%.*s", (int)(vlen < n ? vlen : n - 1), v);
-            return 0;
-        }
-    }
-    out[0] = '\0';
-    return -1;
-}
-
-static uint64_t field_u64(const char *line, const char *key)
-{
-    char buf[32];
-    return field(line, key, buf, sizeof buf) == 0 ? strtoull(buf, NULL, 10) : 0;
-}
-
-static double field_dbl(const char *line, const char *key)
-{
-    char buf[48];
-    return field(line, key, buf, sizeof buf) == 0 ? strtod(buf, NULL) : 0.0;
-}
-
 static void parse_ident(const char *line, lim_ident *id)
 {
     id->ran = 1;
-    id->valid = field_u64(line, "valid") != 0;
-    field(line, "why", id->why, sizeof id->why);
-    field(line, "from", id->from, sizeof id->from);
-    field(line, "version", id->version, sizeof id->version);
+    id->valid = line_field_u64(line, "valid") != 0;
+    line_field(line, "why", id->why, sizeof id->why);
+    line_field(line, "from", id->from, sizeof id->from);
+    line_field(line, "version", id->version, sizeof id->version);
 }
 
 static void parse_steps(const char *line, probe_result *q)
 {
     char buf[PROBE_MAX_STEPS * 24];
-    field(line, "steps", buf, sizeof buf);
+    line_field(line, "steps", buf, sizeof buf);
     q->nsteps = 0;
     for (char *s = buf; *s != '\0' && q->nsteps < PROBE_MAX_STEPS;) {
         char *end;
@@ -482,36 +453,36 @@ int limits_parse_largest(const char *text, lim_largest *r)
         return -1;
     parse_ident(line, &r->id);
     probe_result *q = &r->probe;
-    r->status = (lim_status)field_u64(line, "status");
+    r->status = (lim_status)line_field_u64(line, "status");
     char detail[256];
-    if (field(line, "detail", detail, sizeof detail) == 0 && detail[0] != '\0')
+    if (line_field(line, "detail", detail, sizeof detail) == 0 && detail[0] != '\0')
         snprintf(r->id.why, sizeof r->id.why, "%s", detail);
-    q->start = field_u64(line, "start");
-    q->cap = field_u64(line, "cap");
-    q->last_ok = field_u64(line, "last_ok");
-    q->first_fail = field_u64(line, "first_fail");
-    q->capped = (int)field_u64(line, "capped");
-    q->exact = field_u64(line, "exact");
-    q->tries = (unsigned)field_u64(line, "tries");
-    r->largest_free = field_u64(line, "largest_free");
-    r->arena = field_u64(line, "arena");
-    r->check_ok = (int)field_u64(line, "check_ok");
+    q->start = line_field_u64(line, "start");
+    q->cap = line_field_u64(line, "cap");
+    q->last_ok = line_field_u64(line, "last_ok");
+    q->first_fail = line_field_u64(line, "first_fail");
+    q->capped = (int)line_field_u64(line, "capped");
+    q->exact = line_field_u64(line, "exact");
+    q->tries = (unsigned)line_field_u64(line, "tries");
+    r->largest_free = line_field_u64(line, "largest_free");
+    r->arena = line_field_u64(line, "arena");
+    r->check_ok = (int)line_field_u64(line, "check_ok");
     parse_steps(line, q);
     return 0;
 }
 
 static void parse_size(const char *line, lim_sample *s)
 {
-    s->status = (lim_status)field_u64(line, "status");
-    s->n = field_u64(line, "n");
-    s->batch = field_u64(line, "batch");
-    s->refused = field_u64(line, "refused");
-    s->min = field_u64(line, "min");
-    s->p50 = field_u64(line, "p50");
-    s->p99 = field_u64(line, "p99");
-    s->max = field_u64(line, "max");
-    s->mean = field_dbl(line, "mean");
-    field(line, "why", s->why, sizeof s->why);
+    s->status = (lim_status)line_field_u64(line, "status");
+    s->n = line_field_u64(line, "n");
+    s->batch = line_field_u64(line, "batch");
+    s->refused = line_field_u64(line, "refused");
+    s->min = line_field_u64(line, "min");
+    s->p50 = line_field_u64(line, "p50");
+    s->p99 = line_field_u64(line, "p99");
+    s->max = line_field_u64(line, "max");
+    s->mean = line_field_num(line, "mean");
+    line_field(line, "why", s->why, sizeof s->why);
 }
 
 int limits_parse_time(const char *text, const limits_opts *o, lim_time_run *r)
@@ -526,15 +497,15 @@ int limits_parse_time(const char *text, const limits_opts *o, lim_time_run *r)
         return -1;
     parse_ident(line, &r->id);
     for (const char *l = find_line(line, "SIZE"); l != NULL; l = find_line(l + 1, "SIZE")) {
-        uint64_t i = field_u64(l, "i");
+        uint64_t i = line_field_u64(l, "i");
         if (i < o->nsizes)
             parse_size(l, &r->size[i]);
     }
     const char *done = find_line(line, "DONE");
     if (done != NULL) {
         r->done = 1;
-        r->heap_ok = field_u64(done, "heap_ok") != 0;
-        field(done, "why", r->heap_why, sizeof r->heap_why);
+        r->heap_ok = line_field_u64(done, "heap_ok") != 0;
+        line_field(done, "why", r->heap_why, sizeof r->heap_why);
     }
     return 0;
 }

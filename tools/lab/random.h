@@ -143,11 +143,6 @@ int random_child(const random_opts *o);
 int random_parse_result(const char *text, random_result *r);
 /* Replaces tab and newline so a value stays one field of a result line. */
 void random_sanitise(char *s);
-/* Copies the value of key (up to the next tab or newline) of a result line
- * into out. Returns 0, or -1 when the key is absent (out is then ""). */
-int random_field(const char *line, const char *key, char *out, size_t n);
-/* The value of key as a number; 0 when absent. */
-double random_field_num(const char *line, const char *key);
 
 /* --- random_report.c --------------------------------------------------- */
 void random_summarise(random_bench *b);

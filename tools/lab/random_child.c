@@ -27,6 +27,7 @@
 #include "clock.h"
 #include "hist.h"
 #include "random.h"
+#include "result_line.h"
 #include "random_loop.h"
 #include "rt.h"
 #include "rtmem.h"
@@ -178,35 +179,12 @@ int random_child(const random_opts *o)
 
 /* --- parsing, in the parent --------------------------------------------- */
 
-int random_field(const char *line, const char *key, char *out, size_t n)
-{
-    size_t klen = strlen(key);
-    for (const char *f = line; f != NULL; f = strchr(f, '\t')) {
-        if (*f == '\t')
-            f++;
-        if (strncmp(f, key, klen) == 0 && f[klen] == '=') {
-            const char *v = f + klen + 1;
-            size_t len = strcspn(v, "\t\n");
-            snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), v);
-            return 0;
-        }
-    }
-    out[0] = '\0';
-    return -1;
-}
-
-double random_field_num(const char *line, const char *key)
-{
-    char buf[64];
-    return random_field(line, key, buf, sizeof buf) == 0 ? strtod(buf, NULL) : 0.0;
-}
-
 static void parse_lat(const char *line, const char *prefix, double *out)
 {
     char key[32];
     for (int i = 0; i < LAT_COUNT; i++) {
         snprintf(key, sizeof key, "%s_%s", prefix, lat_keys[i]);
-        out[i] = random_field_num(line, key);
+        out[i] = line_field_num(line, key);
     }
 }
 
@@ -219,16 +197,16 @@ int random_parse_result(const char *text, random_result *r)
     /* Only this line: an allocator may print lines of its own after it. */
     static char line[8192];
     snprintf(line, sizeof line, "%.*s", (int)strcspn(start, "\n"), start);
-    r->ok = random_field_num(line, "ok") != 0.0;
-    r->valid = random_field_num(line, "valid") != 0.0;
-    r->heap_ok = random_field_num(line, "heap_ok") != 0.0;
-    random_field(line, "why", r->why, sizeof r->why);
-    random_field(line, "from", r->from, sizeof r->from);
-    random_field(line, "version", r->version, sizeof r->version);
-    random_field(line, "rt", r->rt, sizeof r->rt);
-    r->ns_per_pair = random_field_num(line, "ns_per_pair");
-    r->refused = (uint64_t)random_field_num(line, "refused");
-    r->region = (uint64_t)random_field_num(line, "region");
+    r->ok = line_field_num(line, "ok") != 0.0;
+    r->valid = line_field_num(line, "valid") != 0.0;
+    r->heap_ok = line_field_num(line, "heap_ok") != 0.0;
+    line_field(line, "why", r->why, sizeof r->why);
+    line_field(line, "from", r->from, sizeof r->from);
+    line_field(line, "version", r->version, sizeof r->version);
+    line_field(line, "rt", r->rt, sizeof r->rt);
+    r->ns_per_pair = line_field_num(line, "ns_per_pair");
+    r->refused = (uint64_t)line_field_num(line, "refused");
+    r->region = (uint64_t)line_field_num(line, "region");
     parse_lat(line, "a", r->alloc_ns);
     parse_lat(line, "f", r->free_ns);
     return 0;

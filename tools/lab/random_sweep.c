@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "random.h"
 #include "random_sweep.h"
+#include "result_line.h"
 #include "spawn.h"
 
 /* Bytes of child output per window line, generously, plus the SWEEP line. */
@@ -33,7 +34,7 @@ static const char *next_line(const char *p, char *buf, size_t n)
 static void parse_window(const char *line, size_t nwin, sweep_run *run)
 {
     char idx[32];
-    if (random_field(line, "i", idx, sizeof idx) != 0)
+    if (line_field(line, "i", idx, sizeof idx) != 0)
         return;
     char *end;
     unsigned long long i = strtoull(idx, &end, 10);
@@ -41,13 +42,13 @@ static void parse_window(const char *line, size_t nwin, sweep_run *run)
         return;
     sweep_point *pt = &run->pts[i];
     pt->done = 1;
-    pt->heap_ok = random_field_num(line, "heap_ok") != 0.0;
-    pt->ns_per_pair = random_field_num(line, "ns_per_pair");
-    pt->refused = (uint64_t)random_field_num(line, "refused");
-    pt->used = (uint64_t)random_field_num(line, "used");
-    pt->free_ = (uint64_t)random_field_num(line, "free");
-    pt->largest = (uint64_t)random_field_num(line, "largest");
-    random_field(line, "why", pt->why, sizeof pt->why);
+    pt->heap_ok = line_field_num(line, "heap_ok") != 0.0;
+    pt->ns_per_pair = line_field_num(line, "ns_per_pair");
+    pt->refused = (uint64_t)line_field_num(line, "refused");
+    pt->used = (uint64_t)line_field_num(line, "used");
+    pt->free_ = (uint64_t)line_field_num(line, "free");
+    pt->largest = (uint64_t)line_field_num(line, "largest");
+    line_field(line, "why", pt->why, sizeof pt->why);
 }
 
 void sweep_parse(const char *text, size_t nwin, sweep_run *run)
@@ -57,15 +58,15 @@ void sweep_parse(const char *text, size_t nwin, sweep_run *run)
         p = next_line(p, line, sizeof line);
         if (strncmp(line, "SWEEP\t", 6) == 0) {
             run->ran = 1;
-            run->valid = random_field_num(line, "valid") != 0.0;
-            random_field(line, "why", run->why, sizeof run->why);
-            random_field(line, "from", run->from, sizeof run->from);
-            random_field(line, "version", run->version, sizeof run->version);
-            random_field(line, "rt", run->rt, sizeof run->rt);
+            run->valid = line_field_num(line, "valid") != 0.0;
+            line_field(line, "why", run->why, sizeof run->why);
+            line_field(line, "from", run->from, sizeof run->from);
+            line_field(line, "version", run->version, sizeof run->version);
+            line_field(line, "rt", run->rt, sizeof run->rt);
         } else if (strncmp(line, "WINDOW\t", 7) == 0 && run->ran) {
             parse_window(line, nwin, run);
         } else if (strncmp(line, "END\t", 4) == 0 && run->ran) {
-            run->ended = (size_t)random_field_num(line, "windows") == nwin;
+            run->ended = (size_t)line_field_num(line, "windows") == nwin;
         }
     }
 }

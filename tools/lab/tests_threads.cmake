@@ -94,6 +94,7 @@ lab_expect(threads.misuse.unknown-option 2 bench threads --bogus)
 # line, ratios and summaries.
 add_executable(lab_threads_unit ${CMAKE_CURRENT_SOURCE_DIR}/threads_unit.c
                                 ${CMAKE_CURRENT_SOURCE_DIR}/threads_parse.c
+                                ${CMAKE_CURRENT_SOURCE_DIR}/result_line.c
                                 ${CMAKE_CURRENT_SOURCE_DIR}/summary.c)
 target_compile_definitions(lab_threads_unit PRIVATE RTM_LAB_THREADS_UNIT _GNU_SOURCE)
 target_compile_options(lab_threads_unit PRIVATE ${RTMEM_WARNINGS})

@@ -179,9 +179,6 @@ uint64_t tr_seed_region(uint64_t nworks, uint64_t ntimes);
 uint64_t tr_pc_region(uint64_t pairs);
 /* a / b, or NAN when either is not a positive finite number. */
 double tr_ratio(double a, double b);
-/* Copies the value of key (up to the next tab or newline) of a result line
- * into out. Returns 0, or -1 when the key is absent (out = ""). */
-int tr_field(const char *line, const char *key, char *out, size_t n);
 /* Parses a child's stdout. Returns 0 when a result line was found. */
 int tr_parse_result(const char *text, tr_result *r);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "result_line.h"
 #include "threads.h"
 
 const char *const tr_bench_names[TR_NBENCH] = {"seed002", "pc"};
@@ -145,35 +146,6 @@ double tr_ratio(double a, double b)
     return a / b;
 }
 
-int tr_field(const char *line, const char *key, char *out, size_t n)
-{
-    size_t klen = strlen(key);
-    for (const char *f = line; f != NULL; f = strchr(f, '\t')) {
-        if (*f == '\t')
-            f++;
-        if (strncmp(f, key, klen) == 0 && f[klen] == '=') {
-            const char *v = f + klen + 1;
-            size_t len = strcspn(v, "\t\n");
-            snprintf(out, n, "%.*s", (int)(len < n ? len : n - 1), v);
-            return 0;
-        }
-    }
-    out[0] = '\0';
-    return -1;
-}
-
-static double field_num(const char *line, const char *key)
-{
-    char buf[64];
-    return tr_field(line, key, buf, sizeof buf) == 0 ? strtod(buf, NULL) : 0.0;
-}
-
-static uint64_t field_u64(const char *line, const char *key)
-{
-    char buf[64];
-    return tr_field(line, key, buf, sizeof buf) == 0 ? strtoull(buf, NULL, 10) : 0u;
-}
-
 int tr_parse_result(const char *text, tr_result *r)
 {
     memset(r, 0, sizeof *r);
@@ -185,20 +157,20 @@ int tr_parse_result(const char *text, tr_result *r)
     /* Only this line: an allocator may print lines of its own after it. */
     static char line[4096];
     snprintf(line, sizeof line, "%.*s", (int)strcspn(start, "\n"), start);
-    r->ok = field_u64(line, "ok") != 0;
-    r->valid = field_u64(line, "valid") != 0;
-    r->heap_ok = field_u64(line, "heap_ok") != 0;
-    tr_field(line, "why", r->why, sizeof r->why);
-    tr_field(line, "from", r->from, sizeof r->from);
-    tr_field(line, "version", r->version, sizeof r->version);
-    r->wall_ns = field_num(line, "wall_ns");
-    r->malloc_ns = field_num(line, "malloc_ns");
-    r->free_ns = field_num(line, "free_ns");
-    r->blocks = field_u64(line, "blocks");
-    r->corrupt = field_u64(line, "corrupt");
-    r->refused = field_u64(line, "refused");
-    r->rss_start_kb = field_u64(line, "rss_start_kb");
-    r->maxrss_kb = field_u64(line, "maxrss_kb");
-    r->region = field_u64(line, "region");
+    r->ok = line_field_u64(line, "ok") != 0;
+    r->valid = line_field_u64(line, "valid") != 0;
+    r->heap_ok = line_field_u64(line, "heap_ok") != 0;
+    line_field(line, "why", r->why, sizeof r->why);
+    line_field(line, "from", r->from, sizeof r->from);
+    line_field(line, "version", r->version, sizeof r->version);
+    r->wall_ns = line_field_num(line, "wall_ns");
+    r->malloc_ns = line_field_num(line, "malloc_ns");
+    r->free_ns = line_field_num(line, "free_ns");
+    r->blocks = line_field_u64(line, "blocks");
+    r->corrupt = line_field_u64(line, "corrupt");
+    r->refused = line_field_u64(line, "refused");
+    r->rss_start_kb = line_field_u64(line, "rss_start_kb");
+    r->maxrss_kb = line_field_u64(line, "maxrss_kb");
+    r->region = line_field_u64(line, "region");
     return 0;
 }

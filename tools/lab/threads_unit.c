@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "result_line.h"
 #include "threads.h"
 
 static int failures;
@@ -151,8 +152,8 @@ static void test_result_line(void)
     CHECK(tr_parse_result("RESULT\talloc=x\tok=1\tvalid=1\theap_ok=1\tcorrupt=1\n", &r) == 0);
     CHECK(!tr_clean(&r));
     char v[16];
-    CHECK(tr_field("RESULT\tab=1\ta=2", "a", v, sizeof v) == 0 && strcmp(v, "2") == 0);
-    CHECK(tr_field("RESULT\tab=1", "a", v, sizeof v) == -1 && v[0] == '\0');
+    CHECK(line_field("RESULT\tab=1\ta=2", "a", v, sizeof v) == 0 && strcmp(v, "2") == 0);
+    CHECK(line_field("RESULT\tab=1", "a", v, sizeof v) == -1 && v[0] == '\0');
 }
 
 static void test_ratio_and_summary(void)
