@@ -273,7 +273,8 @@ static int parse(int argc, char **argv, mc_params *p)
     return -1;
 }
 
-static void print_start(const mc_params *p, const char *setup, const char *clock_note)
+static void print_start(const mc_params *p, const machine *m, const char *setup,
+                        const char *clock_note)
 {
     time_t now = time(NULL);
     printf("== memcheck started at %s", ctime(&now));
@@ -283,9 +284,7 @@ static void print_start(const mc_params *p, const char *setup, const char *clock
     printf("     pattern_check_rounds=%llu\n", (unsigned long long)p->pattern_rounds);
     printf("     algorithm=%s seed=%llu%s\n", p->all ? "all" : p->algorithm,
            (unsigned long long)p->seed, p->quick ? " (quick profile)" : "");
-    machine m;
-    machine_describe(&m);
-    machine_print(stdout, &m);
+    machine_print(stdout, m);
     printf("%s\n%s\n", setup, clock_note);
 }
 
@@ -362,6 +361,9 @@ int memcheck_main(int argc, char **argv)
         fprintf(stderr, "rtmem memcheck: cannot map the buffers: %s\n", strerror(errno));
         return 1;
     }
+    /* Described before rt_setup() pins us: "CPUs allowed" is the machine's. */
+    static machine m;
+    machine_describe(&m);
     char setup[512], clock_note[256];
     rt_setup(!p.no_rt, p.cpu, setup, sizeof setup);
     uint64_t cost, cost_min;
@@ -370,7 +372,7 @@ int memcheck_main(int argc, char **argv)
              "clock: clock_gettime(CLOCK_MONOTONIC) around each call, as in Xenomai; one read "
              "pair costs %llu ns here (median; min %llu), included in every time below",
              (unsigned long long)cost, (unsigned long long)cost_min);
-    print_start(&p, setup, clock_note);
+    print_start(&p, &m, setup, clock_note);
 
     const char *names[16];
     size_t n = algorithm_list(&p, names, sizeof names / sizeof names[0]);
@@ -383,7 +385,7 @@ int memcheck_main(int argc, char **argv)
     }
     if (n > 1)
         mc_print_all(results, n);
-    if (p.json != NULL && mc_write_json(&p, results, n, setup, (double)cost) != 0) {
+    if (p.json != NULL && mc_write_json(&p, &m, results, n, setup, (double)cost) != 0) {
         fprintf(stderr, "rtmem memcheck: cannot write %s: %s\n", p.json, strerror(errno));
         rc = 1;
     }

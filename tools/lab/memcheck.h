@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "machine.h"
 #include "prng.h"
 #include "rtmem.h"
 
@@ -137,7 +138,7 @@ void mc_print_summary(const mc_params *p, const mc_result *r, const char *setup_
  * ones (--all). */
 void mc_print_all(const mc_result *res, size_t n);
 /* Returns 0, or -1 when the file could not be written. */
-int mc_write_json(const mc_params *p, const mc_result *res, size_t n, const char *setup_note,
-                  double clock_ns);
+int mc_write_json(const mc_params *p, const machine *m, const mc_result *res, size_t n,
+                  const char *setup_note, double clock_ns);
 
 #endif /* RTM_BENCH_MEMCHECK_H */

@@ -521,8 +521,8 @@ static void json_heap(json *j, const mc_result *r)
     json_obj_end(j);
 }
 
-int mc_write_json(const mc_params *p, const mc_result *res, size_t n, const char *setup_note,
-                  double clock_ns)
+int mc_write_json(const mc_params *p, const machine *m, const mc_result *res, size_t n,
+                  const char *setup_note, double clock_ns)
 {
     json j;
     if (json_open(&j, p->json) != 0)
@@ -530,9 +530,7 @@ int mc_write_json(const mc_params *p, const mc_result *res, size_t n, const char
     json_str(&j, "tool", "rtmem");
     json_str(&j, "command", "memcheck");
     json_u64(&j, "schema_version", 1);
-    machine m;
-    machine_describe(&m);
-    machine_json(&j, &m);
+    machine_json(&j, m);
     json_str(&j, "rt_setup", setup_note);
     json_num(&j, "clock_pair_cost_ns", clock_ns);
     json_params(&j, p);
