@@ -179,7 +179,7 @@ typedef struct lat_report {
     size_t ntests;
     /* PI verdict (latency_heap.c's tests decide it in lat_pi_verdict). */
     const char *pi_verdict; /* PASS, FAIL, NOT JUDGED */
-    char pi_detail[256];
+    char pi_detail[384];
 } lat_report;
 
 void lat_pi_verdict(lat_report *r);

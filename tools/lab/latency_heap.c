@@ -43,6 +43,7 @@
  * order) but nothing is judged.
  */
 #include <errno.h>
+#include <math.h>
 #include <semaphore.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -405,6 +406,17 @@ static const lat_test *find(const lat_report *r, const char *name)
     return NULL;
 }
 
+/* Samples of t at least bound_ns long (0 when t did not run). */
+static size_t noise_over(const lat_test *t, uint64_t bound_ns)
+{
+    size_t n = 0;
+    if (t == NULL || t->status != LAT_OK || t->ns == NULL)
+        return 0;
+    for (size_t k = 0; k < t->n; k++)
+        n += t->ns[k] >= (double)bound_ns;
+    return n;
+}
+
 void lat_pi_verdict(lat_report *r)
 {
     const lat_test *pi = find(r, "HeapPiSpinnerWait");
@@ -420,14 +432,26 @@ void lat_pi_verdict(lat_report *r)
                  "needs SCHED_FIFO: without priorities there is no inversion to show");
         return;
     }
-    /* Allowed: one delayed iteration in a thousand (a hypervisor's pause). */
+    /* Allowed: one delayed iteration in a thousand, or twice the rate at
+     * which the same machine stalls the spinner-free handover that long in
+     * this run, whichever is more: a hypervisor's pause of the burst's length
+     * lands in a PI wait as often as in a handover (about twice as often:
+     * the wait is about twice as long), and no spinner is involved there. */
+    size_t noise = noise_over(find(r, "HeapLockHandover"), r->e->spin_ns);
+    const lat_test *ho = find(r, "HeapLockHandover");
     size_t pi_allowed = pi->n / 1000u;
+    if (ho != NULL && ho->n > 0) {
+        size_t scaled = (size_t)ceil(2.0 * (double)noise * (double)pi->n / (double)ho->n);
+        if (scaled > pi_allowed)
+            pi_allowed = scaled;
+    }
     int pi_ok = pi->over_bound <= pi_allowed;
     int control_shows = (double)no->over_bound >= 0.9 * (double)no->n;
     snprintf(r->pi_detail, sizeof r->pi_detail,
-             "H delayed >= the %.0f us burst: %zu of %zu iterations with PI (allowed %zu), "
-             "%zu of %zu without (control; needs >= 90%%)",
-             us, pi->over_bound, pi->n, pi_allowed, no->over_bound, no->n);
+             "H delayed >= the %.0f us burst: %zu of %zu iterations with PI (allowed %zu: "
+             "n/1000, or twice the %zu spinner-free handovers that long), %zu of %zu without "
+             "(control; needs >= 90%%)",
+             us, pi->over_bound, pi->n, pi_allowed, noise, no->over_bound, no->n);
     if (!control_shows)
         r->pi_verdict = "NOT JUDGED"; /* the spinner did not hurt even without PI */
     else
