@@ -168,7 +168,7 @@ static void on_misuse(rtm_error_kind kind, const void *heap, const void *ptr, co
 
 /* Buffers sized for the largest heap: the arena (heap x 2 + 1 MiB leaves the
  * arena search room for any sane metadata) and the per-block tables. */
-static int ctx_init(mc_ctx *c, const mc_params *p)
+int mc_ctx_init(mc_ctx *c, const mc_params *p)
 {
     memset(c, 0, sizeof *c);
     c->p = p;
@@ -357,7 +357,7 @@ int memcheck_main(int argc, char **argv)
     if (rc >= 0)
         return rc;
     static mc_ctx c;
-    if (ctx_init(&c, &p) != 0) {
+    if (mc_ctx_init(&c, &p) != 0) {
         fprintf(stderr, "rtmem memcheck: cannot map the buffers: %s\n", strerror(errno));
         return 1;
     }

@@ -99,6 +99,9 @@ struct mc_chunk {
 
 /* --- memcheck.c -------------------------------------------------------- */
 int memcheck_main(int argc, char **argv);
+/* Maps the buffers for the largest heap p asks for and seeds the
+ * generators. Set c->algorithm before a run. Returns 0 or -1. */
+int mc_ctx_init(mc_ctx *c, const mc_params *p);
 
 /* --- memcheck_heap.c --------------------------------------------------- */
 /* Creates the heap of one run (heap_size usable bytes for block_size
