@@ -33,7 +33,7 @@ enum { OPTS_OK = 0, OPTS_HELP = 1, OPTS_BAD = -1 };
 
 /* Parses argv[1..argc) (argv[0] is the subcommand). Returns OPTS_OK,
  * OPTS_HELP for -h/--help, or OPTS_BAD after printing why to stderr
- * prefixed with "rtmem-bench <cmd>: ". */
+ * prefixed with "rtmem <cmd>: ". */
 int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs);
 
 /* Whether the option called name was given. */
@@ -43,7 +43,7 @@ int opts_given(const opt_spec *specs, size_t nspecs, const char *name);
  * (sign, garbage, overflow). */
 int opts_parse_size(const char *text, uint64_t *out);
 
-/* Prints "rtmem-bench <cmd>: <message>" to stderr. */
+/* Prints "rtmem <cmd>: <message>" to stderr. */
 void opts_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* RTM_BENCH_OPTS_H */
