@@ -29,8 +29,14 @@
 #include "rtmem.h"
 
 #define DEFAULT_ITERATIONS 20000u /* seed 004 */
-#define QUICK_ITERATIONS   200u
-#define MAX_TESTS          16u
+/* The spinner's burst must be longer than the pauses the machine itself
+ * inflicts, or an inversion cannot be told from them: on a shared VM, a 200 us
+ * burst saw 55 of 10,000 PI waits >= 200 us, a 1000 us burst 4 of 10,000
+ * >= 1000 us (an inversion would make H wait the whole burst, whatever its
+ * length, so its count would not drop). */
+#define DEFAULT_SPIN_US  1000
+#define QUICK_ITERATIONS 200u
+#define MAX_TESTS        16u
 
 typedef struct lat_opts {
     uint64_t iterations, timeout_ms, settle_us, spin_us, buckets, drop_give;
@@ -53,7 +59,7 @@ static void usage(FILE *f)
             "  --iterations N   per test (default 20000, the seed's; --quick: 200)\n"
             "  --tests LIST     comma-separated test names (default: all; see docs/LATENCY.md)\n"
             "  --cpu N          CPU of the one-CPU tests (default: the last one allowed)\n"
-            "  --spin-us N      the medium-priority spinner's burst (default 200)\n"
+            "  --spin-us N      the medium-priority spinner's burst (default 1000)\n"
             "  --settle-us N    SMP: giver's wait for the waiter to sleep (default 20)\n"
             "  --timeout-ms N   every wait gives up after this (default 1000)\n"
             "  --algorithm NAME heap of the handover tests (default tlsf)\n"
@@ -266,7 +272,8 @@ static int run_all(const lat_opts *o, lat_env *e, const pick *picks, size_t np, 
 
 int latency_main(int argc, char **argv)
 {
-    lat_opts o = {DEFAULT_ITERATIONS, 1000, 20, 200, 32, 0, -1, NULL, "tlsf", "tsc", NULL, 0, 0};
+    lat_opts o = {
+        DEFAULT_ITERATIONS, 1000, 20, DEFAULT_SPIN_US, 32, 0, -1, NULL, "tlsf", "tsc", NULL, 0, 0};
     int r = parse(argc, argv, &o);
     if (r != 0)
         return r == 1 ? 0 : 2;
