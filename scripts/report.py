@@ -428,15 +428,22 @@ def random_percentile_chart(sec, out, ok, names):
     sec.chart(fig, out, "random_percentiles", "per-operation latency percentiles")
 
 
+def allocator_rows(doc, names):
+    """The document's allocator rows; their names join `names` (one colour
+    per allocator across every chart) in order of first appearance."""
+    allocs = [a for a in doc.get("allocators", []) if isinstance(a, dict)]
+    for a in allocs:
+        if a.get("name") not in names:
+            names.append(a.get("name"))
+    return allocs
+
+
 def random_section(run, sec, out, names):
     doc, why = run.json("bench_random")
     if doc is None:
         sec.missing = why
         return
-    allocs = [a for a in doc.get("allocators", []) if isinstance(a, dict)]
-    for a in allocs:
-        if a.get("name") not in names:
-            names.append(a.get("name"))
+    allocs = allocator_rows(doc, names)
     p = doc.get("params", {})
     sec.para("Seed 003's loop: %s live blocks, sizes in [%s, %s), %s replacements per pass, "
              "%s interleaved rounds, seed %s%s. Clock: %s" %
@@ -589,10 +596,7 @@ def threads_section(run, sec, out, names):
     if doc is None:
         sec.missing = why
         return
-    allocs = [a for a in doc.get("allocators", []) if isinstance(a, dict)]
-    for a in allocs:
-        if a.get("name") not in names:
-            names.append(a.get("name"))
+    allocs = allocator_rows(doc, names)
     p = doc.get("params", {})
     sec.para("Seed 002's multi-thread benchmark (%s allocations per thread and round, %s rounds) "
              "and a producer/consumer run (%s blocks), threads %s, %s interleaved runs%s. %s" %
@@ -644,10 +648,7 @@ def limits_section(run, sec, out, names):
     if doc is None:
         sec.missing = why
         return
-    allocs = [a for a in doc.get("allocators", []) if isinstance(a, dict)]
-    for a in allocs:
-        if a.get("name") not in names:
-            names.append(a.get("name"))
+    allocs = allocator_rows(doc, names)
     p = doc.get("params", {})
     sec.para("Seed 001's probes: the largest single block each allocator gives (rtm heaps on a "
              "%s region; malloc and mmap up to %s), and clock ticks per allocation by size (%s "
