@@ -35,11 +35,24 @@ RTM_INLINE void *fast_alloc_class(unsigned cls, size_t size)
     return RTM_LIKELY(p != NULL) ? p : rtmm_fail();
 }
 
-/* HOT: malloc. */
+/* HOT: malloc. The class table is read only by a thread that has a cache:
+ * having one means this thread went through rtmm_init(), whose acquire load
+ * orders the table's initialisation before this read. A thread without a
+ * cache may run while another thread is still filling the table, so it
+ * goes to the slow path first, which initialises and then looks the class
+ * up. */
 RTM_INLINE void *fast_malloc(size_t size)
 {
-    if (RTM_LIKELY(size <= SMALL_MAX))
-        return fast_alloc_class(rtmm_class_index[class_slot(size)], size);
+    if (RTM_LIKELY(size <= SMALL_MAX)) {
+        tcache *tc = rtmm_tc_self;
+        if (RTM_LIKELY(tc != NULL)) {
+            tbin *b = &tc->bins[rtmm_class_index[class_slot(size)]];
+            if (RTM_LIKELY(b->count != 0))
+                return b->slots[--b->count];
+        }
+        void *p = rtmm_tc_alloc_slow(size);
+        return RTM_LIKELY(p != NULL) ? p : rtmm_fail();
+    }
     return rtmm_alloc_large(size, 0);
 }
 
