@@ -1,6 +1,6 @@
 /*
- * core/heap.c -- the generic heap API: dispatch by the kind word that starts
- * every algorithm's control structure (core/internal.h).
+ * core/heap.c -- the generic heap API: each call finds the descriptor of the
+ * heap's kind word (core/kind.h, core/registry.c) and calls its operation.
  *
  *   mem (rounded up to 8)
  *   +------------------------------------------+----------------------
@@ -8,33 +8,24 @@
  *   | algorithm's own fields (rtm_tlsf, ...)   |
  *   +------------------------------------------+----------------------
  *
- * The handle is the control structure itself, so a generic call is a
- * compare and a direct tail call into the typed API (5 instructions on
- * x86-64), and a heap created through the typed API works through this one
- * too. A switch on the kind rather than a function pointer in the region:
- * the region may be mapped into another process, where a pointer into this
- * process's code means nothing.
+ * The handle is the control structure itself, so a heap created through a
+ * typed API works through this one too. The descriptor is found from the
+ * kind word rather than stored in the region: the region may be mapped into
+ * another process, where a pointer into this process's data means nothing.
  *
- * Every function is a switch on the kind word. The hot paths (rtm_alloc,
- * rtm_free) test TLSF first with one compare and a tail call; every other
- * algorithm goes through a noinline "other" function, so adding algorithms
- * adds no instruction to the TLSF path (checked by build/rtmem-wcet:
- * rtm_alloc costs 5 instructions more than rtm_tlsf_alloc).
+ * Hot paths: rtm_alloc and rtm_free test for TLSF first, with one compare
+ * and a tail call into the typed API (5 instructions above rtm_tlsf_alloc on
+ * x86-64, checked by build/rtmem-wcet); every other kind goes through a
+ * noinline function that looks its descriptor up, so adding kinds adds no
+ * instruction to the TLSF path.
  *
- * The guarded kind (locked and process-shared heaps, src/shared/) is one
- * more case in each switch, out of line like the other algorithms; its
- * functions take the lock and call back into this API (or the typed TLSF
- * API) for the inner heap, which is never itself guarded.
+ * Nothing here names a particular algorithm but TLSF's kind word, nor the
+ * guarded heaps of src/shared/: they register their descriptor themselves,
+ * so this file and every plain heap link without them (firmware).
  */
 #include <stdint.h>
 
-#include "core/internal.h"
-#include "rtmem.h"
-#include "rtmem/buddy.h"
-#include "rtmem/halffit.h"
-#include "rtmem/heapmem.h"
-#include "rtmem/pool.h"
-#include "rtmem/slab.h"
+#include "core/kind.h"
 
 /* What the generic layer knows of a control structure: its first word. */
 struct rtm_heap {
@@ -42,141 +33,16 @@ struct rtm_heap {
 };
 
 static inline rtm_tlsf *as_tlsf(rtm_heap *h) { return (rtm_tlsf *)(void *)h; }
-static inline rtm_pool *as_pool(rtm_heap *h) { return (rtm_pool *)(void *)h; }
-static inline rtm_buddy *as_buddy(rtm_heap *h) { return (rtm_buddy *)(void *)h; }
-static inline rtm_halffit *as_halffit(rtm_heap *h) { return (rtm_halffit *)(void *)h; }
-static inline rtm_slab *as_slab(rtm_heap *h) { return (rtm_slab *)(void *)h; }
-static inline rtm_heapmem *as_heapmem(rtm_heap *h) { return (rtm_heapmem *)(void *)h; }
 
-/* The one check on every entry: catches NULL, a destroyed heap and most
+/* The one check on every hot entry: catches NULL, a destroyed heap and most
  * pointers that are not heaps at all. */
 static inline int is_tlsf(const rtm_heap *h) { return h != NULL && h->kind == RTM_KIND_TLSF; }
-/* The kind word of a heap handle, 0 for NULL (no kind is 0). */
-static inline uint32_t kind_of(const rtm_heap *h) { return h != NULL ? h->kind : 0u; }
 
-/* The pool's block size named by spec ("pool" alone: the default). */
-static int pool_block_param(const rtm_algo_spec *spec, size_t *out)
+/* The descriptor of a handle, NULL for NULL, a destroyed heap or a pointer
+ * whose first word is no known kind. */
+static inline const rtm_heap_kind *kind_of(const rtm_heap *h)
 {
-    return rtm_algo_size_param(spec, RTM_POOL_DEFAULT_BLOCK, out);
-}
-
-/* The page size named by spec; "buddy" / "slab" alone: 4096, "heapmem"
- * alone: 512 (Xenomai's). */
-static int buddy_page_param(const rtm_algo_spec *spec, size_t *out)
-{
-    return rtm_algo_size_param(spec, RTM_BUDDY_DEFAULT_PAGE, out);
-}
-static int slab_page_param(const rtm_algo_spec *spec, size_t *out)
-{
-    return rtm_algo_size_param(spec, RTM_SLAB_DEFAULT_PAGE, out);
-}
-static int heapmem_page_param(const rtm_algo_spec *spec, size_t *out)
-{
-    return rtm_algo_size_param(spec, RTM_HEAPMEM_DEFAULT_PAGE, out);
-}
-
-size_t rtm_min_region(const char *algorithm)
-{
-    rtm_algo_spec spec;
-    size_t block = 0;
-    if (algorithm == NULL || rtm_algo_parse(algorithm, &spec) != 0) {
-        RTM_SET_ERRNO(RTM_EINVAL);
-        return 0;
-    }
-    if (spec.kind == RTM_KIND_POOL) {
-        size_t min = pool_block_param(&spec, &block) == 0 ? rtm_pool_min_region(block) : 0;
-        if (min == 0)
-            RTM_SET_ERRNO(RTM_EINVAL);
-        return min; /* includes the 7 bytes of slack */
-    }
-    if (spec.kind == RTM_KIND_BUDDY || spec.kind == RTM_KIND_SLAB ||
-        spec.kind == RTM_KIND_HEAPMEM) {
-        size_t page = 0, min = 0;
-        if (spec.kind == RTM_KIND_BUDDY && buddy_page_param(&spec, &page) == 0)
-            min = rtm_buddy_min_region(page);
-        else if (spec.kind == RTM_KIND_SLAB && slab_page_param(&spec, &page) == 0)
-            min = rtm_slab_min_region(page);
-        else if (spec.kind == RTM_KIND_HEAPMEM && heapmem_page_param(&spec, &page) == 0)
-            min = rtm_heapmem_min_region(page);
-        if (min == 0)
-            RTM_SET_ERRNO(RTM_EINVAL);
-        return min; /* valid at any start address */
-    }
-    if (spec.param != NULL) { /* tlsf and halffit take no parameter */
-        RTM_SET_ERRNO(RTM_EINVAL);
-        return 0;
-    }
-    if (spec.kind == RTM_KIND_HALFFIT)
-        return rtm_halffit_min_region(); /* valid at any start address */
-    /* 7 bytes of slack: the region may start at any address. */
-    return 7u + rtm_tlsf_min_region();
-}
-
-rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
-{
-    if (algorithm == NULL || mem == NULL) {
-        RTM_SET_ERRNO(RTM_EINVAL);
-        return NULL;
-    }
-    /* The documented minimum holds at every alignment: a region of
-     * rtm_min_region() bytes always works and a smaller one never does.
-     * rtm_min_region() also rejects unknown names and bad parameters. */
-    size_t min = rtm_min_region(algorithm);
-    if (min == 0 || bytes < min) {
-        RTM_SET_ERRNO(RTM_EINVAL);
-        return NULL;
-    }
-    rtm_algo_spec spec;
-    (void)rtm_algo_parse(algorithm, &spec);
-    if (spec.kind == RTM_KIND_POOL) {
-        size_t block = 0;
-        (void)pool_block_param(&spec, &block);
-        return (rtm_heap *)(void *)rtm_pool_create(mem, bytes, block);
-    }
-    if (spec.kind == RTM_KIND_BUDDY) {
-        size_t page = 0;
-        (void)buddy_page_param(&spec, &page);
-        return (rtm_heap *)(void *)rtm_buddy_create(mem, bytes, page);
-    }
-    if (spec.kind == RTM_KIND_SLAB) {
-        size_t page = 0;
-        (void)slab_page_param(&spec, &page);
-        return (rtm_heap *)(void *)rtm_slab_create(mem, bytes, page);
-    }
-    if (spec.kind == RTM_KIND_HEAPMEM) {
-        size_t page = 0;
-        (void)heapmem_page_param(&spec, &page);
-        return (rtm_heap *)(void *)rtm_heapmem_create(mem, bytes, page);
-    }
-    if (spec.kind == RTM_KIND_HALFFIT)
-        return (rtm_heap *)(void *)rtm_halffit_create(mem, bytes);
-    return (rtm_heap *)(void *)rtm_tlsf_create(mem, bytes); /* sets the kind word */
-}
-
-/* Only TLSF takes more regions; every other heap manages one: ENOTSUP. */
-int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
-{
-    if (kind_of(h) == RTM_KIND_GUARDED)
-        return rtm_guarded_add_pool(h, mem, bytes);
-    if (kind_of(h) != RTM_KIND_TLSF && rtm_algo_name(kind_of(h)) != NULL && mem != NULL) {
-        RTM_SET_ERRNO(RTM_ENOTSUP);
-        return -1;
-    }
-    if (!is_tlsf(h) || mem == NULL) {
-        RTM_SET_ERRNO(RTM_EINVAL);
-        return -1;
-    }
-    return rtm_tlsf_add_pool(as_tlsf(h), mem, bytes);
-}
-
-void rtm_heap_destroy(rtm_heap *h)
-{
-    if (kind_of(h) == RTM_KIND_GUARDED) {
-        rtm_guarded_destroy(h); /* a shared heap is only detached */
-        return;
-    }
-    if (rtm_algo_name(kind_of(h)) != NULL)
-        h->kind = 0; /* later calls on this handle fail with EINVAL */
+    return h != NULL ? rtm_kind_find(h->kind) : NULL;
 }
 
 static RTM_COLD void *bad_heap(void)
@@ -185,50 +51,86 @@ static RTM_COLD void *bad_heap(void)
     return NULL;
 }
 
+static RTM_COLD int bad_heap_int(void)
+{
+    RTM_SET_ERRNO(RTM_EINVAL);
+    return -1;
+}
+
+/* The descriptor named by "name" or "name:param", with the parameter (the
+ * kind's default when absent, 0 for kinds that take none). NULL for an
+ * unknown name, a parameter a kind does not take, or a malformed one. */
+static const rtm_heap_kind *named_kind(const char *algorithm, size_t *param)
+{
+    rtm_algo_spec spec;
+    if (algorithm == NULL || rtm_algo_parse(algorithm, &spec) != 0)
+        return NULL;
+    *param = 0;
+    if (spec.ops->default_param == 0)
+        return spec.param == NULL ? spec.ops : NULL;
+    return rtm_algo_size_param(&spec, spec.ops->default_param, param) == 0 ? spec.ops : NULL;
+}
+
+size_t rtm_min_region(const char *algorithm)
+{
+    size_t param = 0;
+    const rtm_heap_kind *k = named_kind(algorithm, &param);
+    size_t min = k != NULL ? k->min_region(param) : 0;
+    if (min == 0)
+        RTM_SET_ERRNO(RTM_EINVAL);
+    return min;
+}
+
+rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
+{
+    size_t param = 0;
+    const rtm_heap_kind *k = mem != NULL ? named_kind(algorithm, &param) : NULL;
+    /* The documented minimum holds at every alignment: a region of
+     * rtm_min_region() bytes always works and a smaller one never does. */
+    size_t min = k != NULL ? k->min_region(param) : 0;
+    if (min == 0 || bytes < min)
+        return bad_heap();
+    return k->create(mem, bytes, param);
+}
+
+/* Only some kinds take more regions (TLSF); the others: ENOTSUP. */
+int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
+{
+    const rtm_heap_kind *k = kind_of(h);
+    if (k == NULL || mem == NULL)
+        return bad_heap_int();
+    if (k->add_pool == NULL) {
+        RTM_SET_ERRNO(RTM_ENOTSUP);
+        return -1;
+    }
+    return k->add_pool(h, mem, bytes);
+}
+
+void rtm_heap_destroy(rtm_heap *h)
+{
+    const rtm_heap_kind *k = kind_of(h);
+    if (k == NULL)
+        return;
+    if (k->destroy != NULL)
+        k->destroy(h); /* a shared heap is only detached */
+    else
+        h->kind = 0; /* later calls on this handle fail with EINVAL */
+}
+
 /* The non-TLSF halves of the hot paths, out of line so that the TLSF path
  * stays one compare and a tail call. */
 static RTM_NOINLINE void *alloc_other(rtm_heap *h, size_t size)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_POOL:
-        return rtm_pool_alloc(as_pool(h), size);
-    case RTM_KIND_BUDDY:
-        return rtm_buddy_alloc(as_buddy(h), size);
-    case RTM_KIND_HALFFIT:
-        return rtm_halffit_alloc(as_halffit(h), size);
-    case RTM_KIND_SLAB:
-        return rtm_slab_alloc(as_slab(h), size);
-    case RTM_KIND_HEAPMEM:
-        return rtm_heapmem_alloc(as_heapmem(h), size);
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_alloc(h, size);
-    }
-    return bad_heap();
+    const rtm_heap_kind *k = kind_of(h);
+    return k != NULL ? k->alloc(h, size) : bad_heap();
 }
 
 static RTM_NOINLINE void free_other(rtm_heap *h, void *ptr)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_POOL:
-        (void)rtm_pool_free(as_pool(h), ptr);
-        return;
-    case RTM_KIND_BUDDY:
-        (void)rtm_buddy_free(as_buddy(h), ptr);
-        return;
-    case RTM_KIND_HALFFIT:
-        (void)rtm_halffit_free(as_halffit(h), ptr);
-        return;
-    case RTM_KIND_SLAB:
-        (void)rtm_slab_free(as_slab(h), ptr);
-        return;
-    case RTM_KIND_HEAPMEM:
-        (void)rtm_heapmem_free(as_heapmem(h), ptr);
-        return;
-    case RTM_KIND_GUARDED:
-        rtm_guarded_free(h, ptr);
-        return;
-    }
-    if (ptr != NULL)
+    const rtm_heap_kind *k = kind_of(h);
+    if (k != NULL)
+        k->free(h, ptr);
+    else if (ptr != NULL)
         RTM_SET_ERRNO(RTM_EINVAL);
 }
 
@@ -254,87 +156,31 @@ void rtm_free(rtm_heap *h, void *ptr)
  * (ENOTSUP otherwise: no block will ever have it). */
 void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_TLSF:
-        return rtm_tlsf_aligned_alloc(as_tlsf(h), alignment, size);
-    case RTM_KIND_POOL:
-        return rtm_pool_aligned_alloc(as_pool(h), alignment, size);
-    case RTM_KIND_BUDDY:
-        return rtm_buddy_aligned_alloc(as_buddy(h), alignment, size);
-    case RTM_KIND_HALFFIT:
-        return rtm_halffit_aligned_alloc(as_halffit(h), alignment, size);
-    case RTM_KIND_SLAB:
-        return rtm_slab_aligned_alloc(as_slab(h), alignment, size);
-    case RTM_KIND_HEAPMEM:
-        return rtm_heapmem_aligned_alloc(as_heapmem(h), alignment, size);
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_aligned_alloc(h, alignment, size);
-    }
-    return bad_heap();
+    const rtm_heap_kind *k = kind_of(h);
+    return k != NULL ? k->aligned_alloc(h, alignment, size) : bad_heap();
 }
 
 /* On a pool: in place up to the block size, ENOMEM beyond. */
 void *rtm_realloc(rtm_heap *h, void *ptr, size_t size)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_TLSF:
-        return rtm_tlsf_realloc(as_tlsf(h), ptr, size);
-    case RTM_KIND_POOL:
-        return rtm_pool_realloc(as_pool(h), ptr, size);
-    case RTM_KIND_BUDDY:
-        return rtm_buddy_realloc(as_buddy(h), ptr, size);
-    case RTM_KIND_HALFFIT:
-        return rtm_halffit_realloc(as_halffit(h), ptr, size);
-    case RTM_KIND_SLAB:
-        return rtm_slab_realloc(as_slab(h), ptr, size);
-    case RTM_KIND_HEAPMEM:
-        return rtm_heapmem_realloc(as_heapmem(h), ptr, size);
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_realloc(h, ptr, size);
-    }
-    return bad_heap();
+    const rtm_heap_kind *k = kind_of(h);
+    return k != NULL ? k->realloc(h, ptr, size) : bad_heap();
 }
 
 size_t rtm_usable_size(rtm_heap *h, const void *ptr)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_TLSF:
-        return rtm_tlsf_usable_size(ptr);
-    case RTM_KIND_POOL:
-        return rtm_pool_usable_size(as_pool(h), ptr);
-    case RTM_KIND_BUDDY:
-        return rtm_buddy_usable_size(as_buddy(h), ptr);
-    case RTM_KIND_HALFFIT:
-        return rtm_halffit_usable_size(as_halffit(h), ptr);
-    case RTM_KIND_SLAB:
-        return rtm_slab_usable_size(as_slab(h), ptr);
-    case RTM_KIND_HEAPMEM:
-        return rtm_heapmem_usable_size(as_heapmem(h), ptr);
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_usable_size(h, ptr);
-    }
+    const rtm_heap_kind *k = kind_of(h);
+    if (k != NULL)
+        return k->usable_size(h, ptr);
     RTM_SET_ERRNO(RTM_EINVAL);
     return 0;
 }
 
 rtm_stats rtm_heap_stats(rtm_heap *h)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_TLSF:
-        return rtm_tlsf_stats(as_tlsf(h));
-    case RTM_KIND_POOL:
-        return rtm_pool_stats(as_pool(h));
-    case RTM_KIND_BUDDY:
-        return rtm_buddy_stats(as_buddy(h));
-    case RTM_KIND_HALFFIT:
-        return rtm_halffit_stats(as_halffit(h));
-    case RTM_KIND_SLAB:
-        return rtm_slab_stats(as_slab(h));
-    case RTM_KIND_HEAPMEM:
-        return rtm_heapmem_stats(as_heapmem(h));
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_stats(h);
-    }
+    const rtm_heap_kind *k = kind_of(h);
+    if (k != NULL)
+        return k->stats(h);
     rtm_stats none = {0, 0, 0, 0, 0, 0, 0};
     RTM_SET_ERRNO(RTM_EINVAL);
     return none;
@@ -342,92 +188,26 @@ rtm_stats rtm_heap_stats(rtm_heap *h)
 
 int rtm_heap_check(rtm_heap *h)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_TLSF:
-        return rtm_tlsf_check(as_tlsf(h));
-    case RTM_KIND_POOL:
-        return rtm_pool_check(as_pool(h));
-    case RTM_KIND_BUDDY:
-        return rtm_buddy_check(as_buddy(h));
-    case RTM_KIND_HALFFIT:
-        return rtm_halffit_check(as_halffit(h));
-    case RTM_KIND_SLAB:
-        return rtm_slab_check(as_slab(h));
-    case RTM_KIND_HEAPMEM:
-        return rtm_heapmem_check(as_heapmem(h));
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_check(h);
-    }
-    RTM_SET_ERRNO(RTM_EINVAL);
-    return -1;
+    const rtm_heap_kind *k = kind_of(h);
+    return k != NULL ? k->check(h) : bad_heap_int();
 }
 
 const char *rtm_heap_algorithm(rtm_heap *h)
 {
-    if (kind_of(h) == RTM_KIND_GUARDED)
-        return rtm_guarded_algorithm(h); /* the inner heap's */
-    const char *name = rtm_algo_name(kind_of(h));
-    if (name == NULL)
-        RTM_SET_ERRNO(RTM_EINVAL);
-    return name;
+    const rtm_heap_kind *k = kind_of(h);
+    if (k == NULL)
+        return bad_heap();
+    return k->algorithm != NULL ? k->algorithm(h) : rtm_kind_name(h->kind);
 }
 
 int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg)
 {
-    if (walker == NULL) {
-        RTM_SET_ERRNO(RTM_EINVAL);
-        return -1;
-    }
-    switch (kind_of(h)) {
-    case RTM_KIND_TLSF:
-        rtm_tlsf_walk(as_tlsf(h), walker, arg);
-        return 0;
-    case RTM_KIND_POOL:
-        rtm_pool_walk(as_pool(h), walker, arg);
-        return 0;
-    case RTM_KIND_BUDDY:
-        rtm_buddy_walk(as_buddy(h), walker, arg);
-        return 0;
-    case RTM_KIND_HALFFIT:
-        rtm_halffit_walk(as_halffit(h), walker, arg);
-        return 0;
-    case RTM_KIND_SLAB:
-        rtm_slab_walk(as_slab(h), walker, arg);
-        return 0;
-    case RTM_KIND_HEAPMEM:
-        rtm_heapmem_walk(as_heapmem(h), walker, arg);
-        return 0;
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_walk(h, walker, arg);
-    }
-    RTM_SET_ERRNO(RTM_EINVAL);
-    return -1;
+    const rtm_heap_kind *k = walker != NULL ? kind_of(h) : NULL;
+    return k != NULL ? k->walk(h, walker, arg) : bad_heap_int();
 }
 
 int rtm_heap_reset(rtm_heap *h)
 {
-    switch (kind_of(h)) {
-    case RTM_KIND_TLSF:
-        rtm_tlsf_reset(as_tlsf(h));
-        return 0;
-    case RTM_KIND_POOL:
-        rtm_pool_reset(as_pool(h));
-        return 0;
-    case RTM_KIND_BUDDY:
-        rtm_buddy_reset(as_buddy(h));
-        return 0;
-    case RTM_KIND_HALFFIT:
-        rtm_halffit_reset(as_halffit(h));
-        return 0;
-    case RTM_KIND_SLAB:
-        rtm_slab_reset(as_slab(h));
-        return 0;
-    case RTM_KIND_HEAPMEM:
-        rtm_heapmem_reset(as_heapmem(h));
-        return 0;
-    case RTM_KIND_GUARDED:
-        return rtm_guarded_reset(h);
-    }
-    RTM_SET_ERRNO(RTM_EINVAL);
-    return -1;
+    const rtm_heap_kind *k = kind_of(h);
+    return k != NULL ? k->reset(h) : bad_heap_int();
 }

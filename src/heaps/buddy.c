@@ -54,6 +54,7 @@
  * Not thread-safe; the caller serialises access to one heap.
  */
 #include "core/internal.h"
+#include "core/kind.h"
 #include "rtmem/buddy.h"
 
 #define GRAN   ((size_t)RTM_ALIGN)
@@ -587,3 +588,22 @@ int rtm_buddy_check(const rtm_buddy *b)
             return -1;
     return 0;
 }
+
+/* --- the generic API's descriptor (core/kind.h) ------------------------ */
+
+RTM_KIND_ADAPTERS(buddy, rtm_buddy)
+
+/* Valid at any start address. */
+static size_t buddy_kind_min_region(size_t page) { return rtm_buddy_min_region(page); }
+static rtm_heap *buddy_kind_create(void *mem, size_t bytes, size_t page)
+{
+    return (rtm_heap *)(void *)rtm_buddy_create(mem, bytes, page);
+}
+
+const rtm_heap_kind rtm_kind_buddy = {
+    .kind = RTM_KIND_BUDDY,
+    .default_param = RTM_BUDDY_DEFAULT_PAGE, /* "buddy:<page size>" */
+    .min_region = buddy_kind_min_region,
+    .create = buddy_kind_create,
+    RTM_KIND_OPERATIONS(buddy),
+};

@@ -95,6 +95,7 @@
  * Not thread-safe; the caller serialises access to one heap.
  */
 #include "heaps/halffit_layout.h"
+#include "core/kind.h"
 
 /* --- block accessors --------------------------------------------------- */
 
@@ -364,3 +365,26 @@ rtm_halffit *rtm_halffit_create(void *mem, size_t bytes)
 }
 
 void rtm_halffit_reset(rtm_halffit *h) { format(h); }
+
+/* --- the generic API's descriptor (core/kind.h) ------------------------ */
+
+RTM_KIND_ADAPTERS(halffit, rtm_halffit)
+
+/* Valid at any start address; "halffit" takes no parameter. */
+static size_t halffit_kind_min_region(size_t unused)
+{
+    (void)unused;
+    return rtm_halffit_min_region();
+}
+static rtm_heap *halffit_kind_create(void *mem, size_t bytes, size_t unused)
+{
+    (void)unused;
+    return (rtm_heap *)(void *)rtm_halffit_create(mem, bytes);
+}
+
+const rtm_heap_kind rtm_kind_halffit = {
+    .kind = RTM_KIND_HALFFIT,
+    .min_region = halffit_kind_min_region,
+    .create = halffit_kind_create,
+    RTM_KIND_OPERATIONS(halffit),
+};

@@ -38,6 +38,7 @@
  * Freestanding: no libc (only __builtin_memcpy/memset). Not thread-safe.
  */
 #include "core/internal.h"
+#include "core/kind.h"
 #include "rtmem/heapmem.h"
 
 #define RANGE_CLASSES 32u
@@ -731,3 +732,22 @@ int rtm_heapmem_check(const rtm_heapmem *h)
         return broken(h, h, "counters differ from the page map");
     return 0;
 }
+
+/* --- the generic API's descriptor (core/kind.h) ------------------------ */
+
+RTM_KIND_ADAPTERS(heapmem, rtm_heapmem)
+
+/* Valid at any start address. */
+static size_t heapmem_kind_min_region(size_t page) { return rtm_heapmem_min_region(page); }
+static rtm_heap *heapmem_kind_create(void *mem, size_t bytes, size_t page)
+{
+    return (rtm_heap *)(void *)rtm_heapmem_create(mem, bytes, page);
+}
+
+const rtm_heap_kind rtm_kind_heapmem = {
+    .kind = RTM_KIND_HEAPMEM,
+    .default_param = RTM_HEAPMEM_DEFAULT_PAGE, /* "heapmem:<page size>" */
+    .min_region = heapmem_kind_min_region,
+    .create = heapmem_kind_create,
+    RTM_KIND_OPERATIONS(heapmem),
+};

@@ -34,6 +34,7 @@
  * Not thread-safe; the caller serialises access to one pool.
  */
 #include "core/internal.h"
+#include "core/kind.h"
 #include "rtmem/pool.h"
 
 #define GRAN ((size_t)RTM_ALIGN)
@@ -382,3 +383,21 @@ void rtm_pool_walk(const rtm_pool *p, void (*walker)(void *ptr, size_t usable, i
     for (size_t i = 0; i < p->count; i++)
         walker(block_at(p, i), p->block, i < p->fresh && !bit_free(p, i), arg);
 }
+
+/* --- the generic API's descriptor (core/kind.h) ------------------------ */
+
+RTM_KIND_ADAPTERS(pool, rtm_pool)
+
+static size_t pool_kind_min_region(size_t block) { return rtm_pool_min_region(block); }
+static rtm_heap *pool_kind_create(void *mem, size_t bytes, size_t block)
+{
+    return (rtm_heap *)(void *)rtm_pool_create(mem, bytes, block);
+}
+
+const rtm_heap_kind rtm_kind_pool = {
+    .kind = RTM_KIND_POOL,
+    .default_param = RTM_POOL_DEFAULT_BLOCK, /* "pool:<block size>" */
+    .min_region = pool_kind_min_region,
+    .create = pool_kind_create,
+    RTM_KIND_OPERATIONS(pool),
+};

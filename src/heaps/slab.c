@@ -37,6 +37,7 @@
  * Freestanding: no libc (only __builtin_memcpy/memset). Not thread-safe.
  */
 #include "core/internal.h"
+#include "core/kind.h"
 #include "rtmem/buddy.h"
 #include "rtmem/slab.h"
 
@@ -695,3 +696,22 @@ int rtm_slab_check(const rtm_slab *s)
         return check_fail(s, s, "counters disagree with the slabs or the buddy");
     return 0;
 }
+
+/* --- the generic API's descriptor (core/kind.h) ------------------------ */
+
+RTM_KIND_ADAPTERS(slab, rtm_slab)
+
+/* Valid at any start address. */
+static size_t slab_kind_min_region(size_t page) { return rtm_slab_min_region(page); }
+static rtm_heap *slab_kind_create(void *mem, size_t bytes, size_t page)
+{
+    return (rtm_heap *)(void *)rtm_slab_create(mem, bytes, page);
+}
+
+const rtm_heap_kind rtm_kind_slab = {
+    .kind = RTM_KIND_SLAB,
+    .default_param = RTM_SLAB_DEFAULT_PAGE, /* "slab:<page size>" */
+    .min_region = slab_kind_min_region,
+    .create = slab_kind_create,
+    RTM_KIND_OPERATIONS(slab),
+};

@@ -21,6 +21,7 @@
  * Not thread-safe; the caller serialises access to one heap.
  */
 #include "heaps/tlsf_layout.h"
+#include "core/kind.h"
 
 /* ---------------------------------------------------------------------- */
 /* Free lists                                                              */
@@ -675,3 +676,41 @@ rtm_stats rtm_tlsf_stats(const rtm_tlsf *t)
 }
 
 size_t rtm_tlsf_last_steps(const rtm_tlsf *t) { return RTM_TLSF_COUNT_STEPS ? t->steps : 0; }
+
+/* --- the generic API's descriptor (core/kind.h) ------------------------ */
+
+/* rtm_alloc and rtm_free call TLSF directly (core/heap.c); the descriptor
+ * serves every other generic call. */
+RTM_KIND_ADAPT_BLOCKS(tlsf, rtm_tlsf)
+RTM_KIND_ADAPT_WHOLE(tlsf, rtm_tlsf)
+
+static size_t tlsf_kind_usable_size(rtm_heap *h, const void *ptr)
+{
+    (void)h;
+    return rtm_tlsf_usable_size(ptr);
+}
+static int tlsf_kind_add_pool(rtm_heap *h, void *mem, size_t bytes)
+{
+    return rtm_tlsf_add_pool(RTM_KIND_AS(rtm_tlsf, h), mem, bytes);
+}
+
+/* 7 bytes of slack: the region may start at any address. "tlsf" takes no
+ * parameter. */
+static size_t tlsf_kind_min_region(size_t unused)
+{
+    (void)unused;
+    return 7u + rtm_tlsf_min_region();
+}
+static rtm_heap *tlsf_kind_create(void *mem, size_t bytes, size_t unused)
+{
+    (void)unused;
+    return (rtm_heap *)(void *)rtm_tlsf_create(mem, bytes);
+}
+
+const rtm_heap_kind rtm_kind_tlsf = {
+    .kind = RTM_KIND_TLSF,
+    .min_region = tlsf_kind_min_region,
+    .create = tlsf_kind_create,
+    RTM_KIND_OPERATIONS(tlsf),
+    .add_pool = tlsf_kind_add_pool,
+};

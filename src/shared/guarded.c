@@ -1,7 +1,9 @@
 /*
- * shared/guarded.c -- the guarded heaps' lock and their branch of the
- * generic API: rtm_locked_create(), and every rtm_* call on a heap whose
- * kind word is RTM_KIND_GUARDED (dispatched here by core/heap.c).
+ * shared/guarded.c -- the guarded heaps' lock and their kind of the generic
+ * API: rtm_locked_create(), and every rtm_* call on a heap whose kind word
+ * is RTM_KIND_GUARDED, through the descriptor at the end of this file, which
+ * every function handing out a guarded handle registers with the core
+ * (rtm_guarded_register): the core never names this layer.
  *
  * Each call is lock, operate, unlock. On a locked heap the operation is the
  * generic call on the inner heap (any algorithm); on a shared heap it goes
@@ -22,7 +24,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "core/kind.h"
 #include "os/shm.h"
 #include "rtmem.h"
 #include "shared/guarded.h"
@@ -92,6 +94,8 @@ rtm_heap *rtm_locked_create(const char *algorithm, void *mem, size_t bytes)
         errno = EINVAL;
         return NULL;
     }
+    if (rtm_guarded_register() != 0)
+        return NULL;
     rtm_guard *g = (rtm_guard *)align_up((uintptr_t)mem, GUARD_ALIGN);
     size_t lead = (size_t)((uintptr_t)g - (uintptr_t)mem);
     memset(g, 0, sizeof *g);
@@ -118,7 +122,7 @@ rtm_heap *rtm_locked_create(const char *algorithm, void *mem, size_t bytes)
     return (rtm_heap *)(void *)g;
 }
 
-void rtm_guarded_destroy(struct rtm_heap *h)
+static void guarded_destroy(rtm_heap *h)
 {
     rtm_guard *g = as_guard(h);
     if (guard_is_shared(g)) {
@@ -134,7 +138,7 @@ void rtm_guarded_destroy(struct rtm_heap *h)
 /* The generic API, locked                                                 */
 /* ---------------------------------------------------------------------- */
 
-void *rtm_guarded_alloc(struct rtm_heap *h, size_t size)
+static void *guarded_alloc(rtm_heap *h, size_t size)
 {
     rtm_guard *g = as_guard(h);
     if (rtm_guard_lock(g) != 0)
@@ -145,7 +149,7 @@ void *rtm_guarded_alloc(struct rtm_heap *h, size_t size)
     return p;
 }
 
-void *rtm_guarded_aligned_alloc(struct rtm_heap *h, size_t alignment, size_t size)
+static void *guarded_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
 {
     rtm_guard *g = as_guard(h);
     if (rtm_guard_lock(g) != 0)
@@ -156,7 +160,7 @@ void *rtm_guarded_aligned_alloc(struct rtm_heap *h, size_t alignment, size_t siz
     return p;
 }
 
-void *rtm_guarded_realloc(struct rtm_heap *h, void *ptr, size_t size)
+static void *guarded_realloc(rtm_heap *h, void *ptr, size_t size)
 {
     rtm_guard *g = as_guard(h);
     if (rtm_guard_lock(g) != 0)
@@ -167,7 +171,7 @@ void *rtm_guarded_realloc(struct rtm_heap *h, void *ptr, size_t size)
     return p;
 }
 
-void rtm_guarded_free(struct rtm_heap *h, void *ptr)
+static void guarded_free(rtm_heap *h, void *ptr)
 {
     rtm_guard *g = as_guard(h);
     if (ptr == NULL || rtm_guard_lock(g) != 0)
@@ -179,7 +183,7 @@ void rtm_guarded_free(struct rtm_heap *h, void *ptr)
     rtm_guard_unlock(g);
 }
 
-size_t rtm_guarded_usable_size(struct rtm_heap *h, const void *ptr)
+static size_t guarded_usable_size(rtm_heap *h, const void *ptr)
 {
     rtm_guard *g = as_guard(h);
     if (ptr == NULL || rtm_guard_lock(g) != 0)
@@ -190,7 +194,7 @@ size_t rtm_guarded_usable_size(struct rtm_heap *h, const void *ptr)
     return n;
 }
 
-rtm_stats rtm_guarded_stats(struct rtm_heap *h)
+static rtm_stats guarded_stats(rtm_heap *h)
 {
     rtm_guard *g = as_guard(h);
     rtm_stats st = {0, 0, 0, 0, 0, 0, 0};
@@ -206,7 +210,7 @@ rtm_stats rtm_guarded_stats(struct rtm_heap *h)
     return st;
 }
 
-int rtm_guarded_check(struct rtm_heap *h)
+static int guarded_check(rtm_heap *h)
 {
     rtm_guard *g = as_guard(h);
     if (rtm_guard_lock(g) != 0)
@@ -218,7 +222,7 @@ int rtm_guarded_check(struct rtm_heap *h)
 
 /* The name lives in the guard (copied at creation), so it stays valid
  * after the lock is released, in every process. */
-const char *rtm_guarded_algorithm(struct rtm_heap *h)
+static const char *guarded_algorithm(rtm_heap *h)
 {
     rtm_guard *g = as_guard(h);
     if (rtm_guard_lock(g) != 0)
@@ -227,7 +231,7 @@ const char *rtm_guarded_algorithm(struct rtm_heap *h)
     return g->algorithm;
 }
 
-int rtm_guarded_walk(struct rtm_heap *h, void (*walker)(void *, size_t, int, void *), void *arg)
+static int guarded_walk(rtm_heap *h, rtm_walker walker, void *arg)
 {
     rtm_guard *g = as_guard(h);
     if (rtm_guard_lock(g) != 0)
@@ -238,7 +242,7 @@ int rtm_guarded_walk(struct rtm_heap *h, void (*walker)(void *, size_t, int, voi
     return rc;
 }
 
-int rtm_guarded_reset(struct rtm_heap *h)
+static int guarded_reset(rtm_heap *h)
 {
     rtm_guard *g = as_guard(h);
     if (rtm_guard_lock(g) != 0)
@@ -249,7 +253,7 @@ int rtm_guarded_reset(struct rtm_heap *h)
 }
 
 /* A shared heap is its segment: memory of one process cannot join it. */
-int rtm_guarded_add_pool(struct rtm_heap *h, void *mem, size_t bytes)
+static int guarded_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {
     rtm_guard *g = as_guard(h);
     if (mem == NULL) {
@@ -265,4 +269,34 @@ int rtm_guarded_add_pool(struct rtm_heap *h, void *mem, size_t bytes)
     int rc = rtm_heap_add_pool(guard_inner(g), mem, bytes);
     rtm_guard_unlock(g);
     return rc;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The descriptor                                                          */
+/* ---------------------------------------------------------------------- */
+
+/* Not created by name (rtm_locked_create, rtm_shared_create), so no
+ * min_region or create; destroy unlocks nothing and detaches a shared heap. */
+static const rtm_heap_kind guarded_kind = {
+    .kind = RTM_KIND_GUARDED,
+    .alloc = guarded_alloc,
+    .free = guarded_free,
+    .aligned_alloc = guarded_aligned_alloc,
+    .realloc = guarded_realloc,
+    .usable_size = guarded_usable_size,
+    .stats = guarded_stats,
+    .check = guarded_check,
+    .walk = guarded_walk,
+    .reset = guarded_reset,
+    .add_pool = guarded_add_pool,
+    .destroy = guarded_destroy,
+    .algorithm = guarded_algorithm,
+};
+
+int rtm_guarded_register(void)
+{
+    if (rtm_kind_register(&guarded_kind) == 0)
+        return 0;
+    errno = ENOSPC; /* every extension slot taken: not with rtmem's own kinds */
+    return -1;
 }

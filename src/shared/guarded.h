@@ -136,7 +136,11 @@ static inline size_t tag_delta(char *p)
 
 static inline uint32_t tag_owner(char *p) { return *tag_word(p, 0); }
 
-/* --- guarded.c: the lock -------------------------------------------------- */
+/* --- guarded.c: the lock and the kind ------------------------------------ */
+
+/* Registers the guarded kind with the generic API (core/kind.h); whatever
+ * hands out a guarded handle calls it first. 0, or -1 with errno ENOSPC. */
+int rtm_guarded_register(void);
 
 /* Takes the guard's lock; for a shared heap, records the holder and repairs
  * the heap when the previous holder died. 0, or -1 with errno. */

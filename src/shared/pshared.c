@@ -117,7 +117,7 @@ rtm_heap *rtm_shared_create(const char *name, size_t bytes, const char *algorith
         errno = EINVAL;
         return NULL;
     }
-    if (algorithm_ok(algorithm != NULL ? algorithm : "tlsf") != 0)
+    if (algorithm_ok(algorithm != NULL ? algorithm : "tlsf") != 0 || rtm_guarded_register() != 0)
         return NULL;
     void *map = NULL;
     if (rtm_os_shm_create(name, bytes, &map) != 0)
@@ -167,6 +167,8 @@ rtm_heap *rtm_shared_open(const char *name)
         errno = EINVAL;
         return NULL;
     }
+    if (rtm_guarded_register() != 0)
+        return NULL;
     void *map = NULL;
     size_t size = 0;
     if (rtm_os_shm_open(name, PREFIX_BYTES, &map, &size) != 0)
