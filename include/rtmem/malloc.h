@@ -9,6 +9,13 @@
  * real-time mode; it is not part of librtmem, and linking librtmem never
  * replaces a program's malloc.
  *
+ * Every name here starts with rtm_malloc (RTM_MALLOC_ for macros), so none
+ * is one of the heap API's names in rtmem.h (rtm_free(h, p) there,
+ * rtm_malloc_free(p) here): a program can include both headers, link
+ * librtmem.a with librtmem-malloc.a, or run a librtmem.so program with
+ * librtmem-malloc.so preloaded, and each call reaches its own library
+ * (tests/malloc/test_malloc_coexist*.c).
+ *
  * Every function is thread-safe. Time: the allocation and free fast paths
  * (a thread-cache hit) are O(1) and take no lock (about 20 instructions);
  * a cache miss moves a bounded batch under one per-size-class lock; only a
@@ -51,21 +58,21 @@ RTM_MALLOC_EXPORT void *rtm_malloc(size_t size);
 
 /** n * size zeroed bytes; NULL with errno = ENOMEM when the product
  *  overflows or memory is exhausted. */
-RTM_MALLOC_EXPORT void *rtm_calloc(size_t n, size_t size);
+RTM_MALLOC_EXPORT void *rtm_malloc_calloc(size_t n, size_t size);
 
 /** glibc's realloc: realloc(NULL, n) = malloc(n); realloc(p, 0) frees p and
  *  returns NULL; shrinking within the usable size keeps the address; on
  *  failure returns NULL with ENOMEM and p stays valid. */
-RTM_MALLOC_EXPORT void *rtm_realloc(void *ptr, size_t size);
+RTM_MALLOC_EXPORT void *rtm_malloc_realloc(void *ptr, size_t size);
 
-/** Frees a block from any rtm_ allocation function (from any thread).
+/** Frees a block from any rtm_malloc_ allocation function (from any thread).
  *  NULL is ignored; errno is preserved. A pointer this allocator never
  *  returned is ignored and counted (rtm_malloc_stats.foreign_frees). */
-RTM_MALLOC_EXPORT void rtm_free(void *ptr);
+RTM_MALLOC_EXPORT void rtm_malloc_free(void *ptr);
 
 /** A block aligned to `alignment` (a power of two; anything up to 1 GiB).
  *  NULL with EINVAL for a bad alignment, ENOMEM when memory is exhausted. */
-RTM_MALLOC_EXPORT void *rtm_aligned_alloc(size_t alignment, size_t size);
+RTM_MALLOC_EXPORT void *rtm_malloc_aligned_alloc(size_t alignment, size_t size);
 
 /** Bytes usable in a live block (>= the request); 0 for NULL. */
 RTM_MALLOC_EXPORT size_t rtm_malloc_usable_size(const void *ptr);

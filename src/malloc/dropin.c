@@ -3,7 +3,7 @@
  * manual, "Replacing malloc"): malloc, free, calloc, realloc,
  * reallocarray, posix_memalign, aligned_alloc, memalign, valloc, pvalloc,
  * malloc_usable_size, malloc_trim, and C++ operator new/delete, every one
- * served by the same allocator as the rtm_ API. Built into
+ * served by the same allocator as the rtm_malloc_ API. Built into
  * librtmem-malloc.so (LD_PRELOAD) and librtmem-malloc.a (static linking),
  * never into librtmem.
  *
@@ -51,9 +51,9 @@ void *malloc(size_t size) { return fast_malloc(size); }
 
 void free(void *ptr) { fast_free(ptr); }
 
-void *calloc(size_t n, size_t size) { return rtm_calloc(n, size); }
+void *calloc(size_t n, size_t size) { return rtm_malloc_calloc(n, size); }
 
-void *realloc(void *ptr, size_t size) { return rtm_realloc(ptr, size); }
+void *realloc(void *ptr, size_t size) { return rtm_malloc_realloc(ptr, size); }
 
 void *reallocarray(void *ptr, size_t n, size_t size)
 {
@@ -62,7 +62,7 @@ void *reallocarray(void *ptr, size_t n, size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    return rtm_realloc(ptr, total);
+    return rtm_malloc_realloc(ptr, total);
 }
 
 int posix_memalign(void **out, size_t alignment, size_t size)
@@ -70,7 +70,7 @@ int posix_memalign(void **out, size_t alignment, size_t size)
     if (!rtm_is_pow2(alignment) || alignment % sizeof(void *) != 0)
         return EINVAL;
     int saved = errno;
-    void *p = rtm_aligned_alloc(alignment, size);
+    void *p = rtm_malloc_aligned_alloc(alignment, size);
     errno = saved; /* POSIX: the result is the return value, errno untouched */
     if (p == NULL)
         return ENOMEM;
@@ -78,7 +78,10 @@ int posix_memalign(void **out, size_t alignment, size_t size)
     return 0;
 }
 
-void *aligned_alloc(size_t alignment, size_t size) { return rtm_aligned_alloc(alignment, size); }
+void *aligned_alloc(size_t alignment, size_t size)
+{
+    return rtm_malloc_aligned_alloc(alignment, size);
+}
 
 /* glibc's memalign rounds a non-power-of-two alignment up to one. */
 void *memalign(size_t alignment, size_t size)
@@ -90,10 +93,10 @@ void *memalign(size_t alignment, size_t size)
     size_t a = MIN_ALIGN;
     while (a < alignment)
         a <<= 1;
-    return rtm_aligned_alloc(a, size);
+    return rtm_malloc_aligned_alloc(a, size);
 }
 
-void *valloc(size_t size) { return rtm_aligned_alloc(rtm_os_page_size(), size); }
+void *valloc(size_t size) { return rtm_malloc_aligned_alloc(rtm_os_page_size(), size); }
 
 void *pvalloc(size_t size)
 {
@@ -103,7 +106,7 @@ void *pvalloc(size_t size)
         errno = ENOMEM;
         return NULL;
     }
-    return rtm_aligned_alloc(ps, rounded ? rounded : ps);
+    return rtm_malloc_aligned_alloc(ps, rounded ? rounded : ps);
 }
 
 size_t malloc_usable_size(void *ptr) { return rtm_malloc_usable_size(ptr); }
@@ -205,23 +208,23 @@ void *rtmm_new_array_nothrow(size_t size, const void *tag)
 }
 void *rtmm_new_aligned(size_t size, size_t align)
 {
-    void *p = rtm_aligned_alloc(align, size);
+    void *p = rtm_malloc_aligned_alloc(align, size);
     return RTM_LIKELY(p != NULL) ? p : new_failed("_Znw" SZ ALIGNV, size, align);
 }
 void *rtmm_new_array_aligned(size_t size, size_t align)
 {
-    void *p = rtm_aligned_alloc(align, size);
+    void *p = rtm_malloc_aligned_alloc(align, size);
     return RTM_LIKELY(p != NULL) ? p : new_failed("_Zna" SZ ALIGNV, size, align);
 }
 void *rtmm_new_aligned_nothrow(size_t size, size_t align, const void *tag)
 {
     (void)tag;
-    return rtm_aligned_alloc(align, size);
+    return rtm_malloc_aligned_alloc(align, size);
 }
 void *rtmm_new_array_aligned_nothrow(size_t size, size_t align, const void *tag)
 {
     (void)tag;
-    return rtm_aligned_alloc(align, size);
+    return rtm_malloc_aligned_alloc(align, size);
 }
 
 void rtmm_delete(void *p) { fast_free(p); }

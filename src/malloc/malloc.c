@@ -248,7 +248,7 @@ RTM_NOINLINE void rtmm_free_slow(void *p, unsigned cls)
 
 void *rtm_malloc(size_t size) { return fast_malloc(size); }
 
-void rtm_free(void *ptr) { fast_free(ptr); }
+void rtm_malloc_free(void *ptr) { fast_free(ptr); }
 
 size_t rtm_malloc_usable_size(const void *ptr)
 {
@@ -261,7 +261,7 @@ size_t rtm_malloc_usable_size(const void *ptr)
     return s ? (size_t)(span_end(s) - (uintptr_t)ptr) : 0u;
 }
 
-void *rtm_calloc(size_t n, size_t size)
+void *rtm_malloc_calloc(size_t n, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total))
@@ -278,7 +278,7 @@ void *rtm_calloc(size_t n, size_t size)
     return p;
 }
 
-void *rtm_aligned_alloc(size_t alignment, size_t size)
+void *rtm_malloc_aligned_alloc(size_t alignment, size_t size)
 {
     if (!rtm_is_pow2(alignment)) {
         errno = EINVAL;
@@ -296,7 +296,7 @@ void *rtm_aligned_alloc(size_t alignment, size_t size)
     return rtmm_alloc_large(size, alignment);
 }
 
-void *rtm_realloc(void *ptr, size_t size)
+void *rtm_malloc_realloc(void *ptr, size_t size)
 {
     if (ptr == NULL)
         return fast_malloc(size);

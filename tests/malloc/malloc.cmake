@@ -47,6 +47,34 @@ if(NOT RTMEM_SANITIZE)
   set_tests_properties(malloc_fork_dropin PROPERTIES LABELS threads)
 endif()
 
+# The heap library and the malloc in one program (docs/MALLOC.md, "Names"):
+# both headers in one file, linked with rtmem_malloc_api (every build) and
+# with both static archives (drop-in names: not with sanitizers); a
+# heap-API program on librtmem.so, plainly and with librtmem-malloc.so
+# preloaded (not with sanitizers, whose runtimes own malloc; the program is
+# built like the library, so this also runs in -m32 builds); and nm: no
+# global symbol defined by both libraries, shared or static.
+rtmem_malloc_test(test_malloc_coexist test_malloc_coexist.c rtmem_malloc_api)
+target_link_libraries(test_malloc_coexist PRIVATE rtmem_static)
+add_test(NAME malloc_coexist COMMAND test_malloc_coexist)
+rtmem_malloc_test(test_malloc_coexist_preload test_malloc_coexist_preload.c rtmem_shared)
+target_link_libraries(test_malloc_coexist_preload PRIVATE ${CMAKE_DL_LIBS})
+add_test(NAME malloc_coexist_shared COMMAND test_malloc_coexist_preload)
+add_test(NAME malloc_coexist_symbols
+         COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/malloc/check_symbols.sh
+                 $<TARGET_FILE:rtmem_shared> $<TARGET_FILE:rtmem_malloc_shared>
+                 $<TARGET_FILE:rtmem_static> $<TARGET_FILE:rtmem_malloc_static>)
+set_tests_properties(malloc_coexist_symbols PROPERTIES SKIP_RETURN_CODE 77)
+if(NOT RTMEM_SANITIZE)
+  rtmem_malloc_test(test_malloc_coexist_static test_malloc_coexist.c rtmem_malloc_static)
+  target_link_libraries(test_malloc_coexist_static PRIVATE rtmem_static)
+  target_compile_definitions(test_malloc_coexist_static PRIVATE COEXIST_DROPIN=1)
+  add_test(NAME malloc_coexist_static COMMAND test_malloc_coexist_static)
+  add_test(NAME malloc_coexist_preload COMMAND test_malloc_coexist_preload --preloaded)
+  set_tests_properties(malloc_coexist_preload PROPERTIES
+                       ENVIRONMENT "LD_PRELOAD=$<TARGET_FILE:rtmem_malloc_shared>")
+endif()
+
 # Real programs under LD_PRELOAD (tests/malloc/run_preloaded.sh): same
 # results with and without the library. Not in sanitizer builds, and not
 # where the library is 32-bit while the programs are 64-bit.
@@ -59,12 +87,12 @@ if(NOT RTMEM_SANITIZE AND CMAKE_SIZEOF_VOID_P EQUAL 8)
   endforeach()
 endif()
 
-# The seed-002 benchmark loop as a standalone program for tuning by hand
+# The tcmalloc-style pool benchmark's loop as a standalone program for tuning by hand
 # (it uses plain malloc, for LD_PRELOAD): ctest only checks that it runs.
-add_executable(seed002 ${CMAKE_CURRENT_SOURCE_DIR}/malloc/seed002.c)
-target_link_libraries(seed002 PRIVATE Threads::Threads)
-target_compile_options(seed002 PRIVATE ${RTMEM_WARNINGS})
-target_compile_definitions(seed002 PRIVATE _GNU_SOURCE)
-set_target_properties(seed002 PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-add_test(NAME malloc_seed002_runs COMMAND seed002 2 2000 2)
-add_test(NAME malloc_seed002_pc_runs COMMAND seed002 2 2000 2 pc)
+add_executable(pool_benchmark ${CMAKE_CURRENT_SOURCE_DIR}/malloc/pool_benchmark.c)
+target_link_libraries(pool_benchmark PRIVATE Threads::Threads)
+target_compile_options(pool_benchmark PRIVATE ${RTMEM_WARNINGS})
+target_compile_definitions(pool_benchmark PRIVATE _GNU_SOURCE)
+set_target_properties(pool_benchmark PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+add_test(NAME malloc_pool_benchmark_runs COMMAND pool_benchmark 2 2000 2)
+add_test(NAME malloc_pool_benchmark_pc_runs COMMAND pool_benchmark 2 2000 2 pc)

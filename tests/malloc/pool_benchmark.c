@@ -1,12 +1,13 @@
 /*
- * tests/malloc/seed002.c -- a standalone driver of seed 002's benchmark
- * loop, for tuning the malloc by hand under LD_PRELOAD (not a test: ctest
- * only checks that it runs). It uses plain malloc/free, so that the same
+ * tests/malloc/pool_benchmark.c -- a standalone driver of the tcmalloc-style
+ * pool benchmark's loop (BenchmarkMalloc of the thread-caching allocator
+ * study, docs/METHODS.md), for tuning the malloc by hand under LD_PRELOAD
+ * (not a test: ctest only checks that it runs). It uses plain malloc/free, so that the same
  * binary measures glibc, rtmem, mimalloc, jemalloc or tcmalloc:
  *
- *   LD_PRELOAD=build/librtmem-malloc.so build/tests/seed002 4 10000 10
+ *   LD_PRELOAD=build/librtmem-malloc.so build/tests/pool_benchmark 4 10000 10
  *
- * seed mode (default): `threads` threads, each doing `rounds` rounds of
+ * plain mode (default): `threads` threads, each doing `rounds` rounds of
  * `ntimes` mallocs of size (16 + i) % 8192 + 1, then freeing them all;
  * prints the summed malloc time, the summed free time, the wall time and
  * the peak RSS. touch mode: the same, writing the first byte of every
@@ -129,7 +130,7 @@ int main(int argc, char **argv)
     int pc = argc > 4 && strcmp(argv[4], "pc") == 0;
     touch = argc > 4 && strcmp(argv[4], "touch") == 0;
     if (threads < 1 || threads > 256 || ntimes == 0 || rounds == 0) {
-        fprintf(stderr, "usage: %s [threads [ntimes [rounds [seed|touch|pc]]]]\n", argv[0]);
+        fprintf(stderr, "usage: %s [threads [ntimes [rounds [plain|touch|pc]]]]\n", argv[0]);
         return 2;
     }
     pthread_t t[256];

@@ -54,7 +54,7 @@ static void test_sizes(void)
                 CHECK_MSG(0, "block of size %zu overwritten at %zu", n, i);
                 break;
             }
-        rtm_free(blocks[n]);
+        rtm_malloc_free(blocks[n]);
     }
     CHECK_EQ(rtm_malloc_check(), 0);
 }
@@ -62,14 +62,14 @@ static void test_sizes(void)
 static void test_free_and_errno(void)
 {
     errno = 1234;
-    rtm_free(NULL);
+    rtm_malloc_free(NULL);
     CHECK_EQ(errno, 1234);
     void *p = rtm_malloc(100), *q = rtm_malloc(100000), *h = rtm_malloc(8u << 20);
     REQUIRE(p && q && h);
     errno = 4321;
-    rtm_free(p);
-    rtm_free(q);
-    rtm_free(h);
+    rtm_malloc_free(p);
+    rtm_malloc_free(q);
+    rtm_malloc_free(h);
     CHECK_EQ(errno, 4321);
     /* Many frees, so that some take the slow paths (flushes). */
     void *many[2000];
@@ -77,18 +77,18 @@ static void test_free_and_errno(void)
         many[i] = rtm_malloc(64);
     errno = 77;
     for (int i = 0; i < 2000; i++)
-        rtm_free(many[i]);
+        rtm_malloc_free(many[i]);
     CHECK_EQ(errno, 77);
 }
 
 static void test_calloc(void)
 {
     errno = 0;
-    CHECK(rtm_calloc(SIZE_MAX / 2u, 3) == NULL);
+    CHECK(rtm_malloc_calloc(SIZE_MAX / 2u, 3) == NULL);
     CHECK_EQ(errno, ENOMEM);
     errno = 0;
-    CHECK(rtm_calloc((size_t)1 << (sizeof(size_t) * 4u), (size_t)1 << (sizeof(size_t) * 4u)) ==
-          NULL);
+    CHECK(rtm_malloc_calloc((size_t)1 << (sizeof(size_t) * 4u),
+                            (size_t)1 << (sizeof(size_t) * 4u)) == NULL);
     CHECK_EQ(errno, ENOMEM);
     /* Reused blocks come back zeroed. */
     size_t sizes[] = {1, 24, 100, 1000, 5000, 40000, 300000, 5u << 20};
@@ -96,46 +96,46 @@ static void test_calloc(void)
         unsigned char *p = rtm_malloc(sizes[k]);
         REQUIRE(p != NULL);
         memset(p, 0xab, sizes[k]);
-        rtm_free(p);
-        unsigned char *z = rtm_calloc(1, sizes[k]);
+        rtm_malloc_free(p);
+        unsigned char *z = rtm_malloc_calloc(1, sizes[k]);
         REQUIRE(z != NULL);
         size_t bad = 0;
         for (size_t i = 0; i < sizes[k]; i++)
             bad += z[i] != 0;
         CHECK_MSG(bad == 0, "calloc(%zu): %zu non-zero bytes", sizes[k], bad);
-        rtm_free(z);
+        rtm_malloc_free(z);
     }
-    unsigned char *z = rtm_calloc(0, 10);
+    unsigned char *z = rtm_malloc_calloc(0, 10);
     CHECK(z != NULL);
-    rtm_free(z);
+    rtm_malloc_free(z);
 }
 
 static void test_realloc(void)
 {
-    unsigned char *p = rtm_realloc(NULL, 10);
+    unsigned char *p = rtm_malloc_realloc(NULL, 10);
     REQUIRE(p != NULL);
     for (int i = 0; i < 10; i++)
         p[i] = (unsigned char)i;
     /* grow through every regime: class, large run, huge mapping */
     size_t steps[] = {100, 4000, 30000, 70000, 1u << 20, 6u << 20, 50, 5};
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
-        p = rtm_realloc(p, steps[k]);
+        p = rtm_malloc_realloc(p, steps[k]);
         REQUIRE(p != NULL);
         for (int i = 0; i < 5; i++)
             CHECK_EQ(p[i], (unsigned char)i);
     }
     /* shrink within a small block keeps the address */
     unsigned char *q = rtm_malloc(200);
-    CHECK(rtm_realloc(q, 150) == q);
+    CHECK(rtm_malloc_realloc(q, 150) == q);
     errno = 55;
-    CHECK(rtm_realloc(q, 0) == NULL); /* frees */
+    CHECK(rtm_malloc_realloc(q, 0) == NULL); /* frees */
     CHECK_EQ(errno, 55);
     /* failure keeps the block */
     errno = 0;
-    CHECK(rtm_realloc(p, SIZE_MAX - 4096u) == NULL);
+    CHECK(rtm_malloc_realloc(p, SIZE_MAX - 4096u) == NULL);
     CHECK_EQ(errno, ENOMEM);
     CHECK_EQ(p[0], 0);
-    rtm_free(p);
+    rtm_malloc_free(p);
 }
 
 static void test_aligned(void)
@@ -143,19 +143,19 @@ static void test_aligned(void)
     for (size_t a = 1; a <= ((size_t)1 << 22); a <<= 1) {
         size_t sizes[] = {1, 17, a, a + 1, 3 * a, 100000};
         for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
-            unsigned char *p = rtm_aligned_alloc(a, sizes[k]);
+            unsigned char *p = rtm_malloc_aligned_alloc(a, sizes[k]);
             REQUIRE(p != NULL);
             CHECK_MSG(is_aligned(p, a), "aligned_alloc(%zu, %zu) = %p", a, sizes[k], (void *)p);
             CHECK(rtm_malloc_usable_size(p) >= sizes[k]);
             memset(p, 1, sizes[k]);
-            rtm_free(p);
+            rtm_malloc_free(p);
         }
     }
     errno = 0;
-    CHECK(rtm_aligned_alloc(24, 10) == NULL);
+    CHECK(rtm_malloc_aligned_alloc(24, 10) == NULL);
     CHECK_EQ(errno, EINVAL);
     errno = 0;
-    CHECK(rtm_aligned_alloc(0, 10) == NULL);
+    CHECK(rtm_malloc_aligned_alloc(0, 10) == NULL);
     CHECK_EQ(errno, EINVAL);
     CHECK_EQ(rtm_malloc_check(), 0);
 }
@@ -168,7 +168,7 @@ static void test_huge_and_foreign(void)
     rtm_malloc_stats_t s1 = rtm_malloc_stats();
     CHECK(s1.huge_bytes >= s0.huge_bytes + (20u << 20));
     CHECK(rtm_malloc_usable_size(h) >= (20u << 20));
-    rtm_free(h);
+    rtm_malloc_free(h);
     rtm_malloc_stats_t s2 = rtm_malloc_stats();
     CHECK_EQ(s2.huge_bytes, s0.huge_bytes);
     /* a huge free is an munmap: the mapping is gone */
@@ -176,11 +176,11 @@ static void test_huge_and_foreign(void)
 
     int on_stack = 0;
     static int in_data;
-    rtm_free(&on_stack);
-    rtm_free(&in_data);
+    rtm_malloc_free(&on_stack);
+    rtm_malloc_free(&in_data);
     void *l = rtm_malloc(100000);
-    rtm_free(l);
-    rtm_free(l); /* double free of a large block: its run is free now */
+    rtm_malloc_free(l);
+    rtm_malloc_free(l); /* double free of a large block: its run is free now */
     rtm_malloc_stats_t s3 = rtm_malloc_stats();
     CHECK(s3.foreign_frees >= s2.foreign_frees + 3u);
     CHECK_EQ(rtm_malloc_check(), 0);
@@ -201,7 +201,7 @@ static void test_stats_exact(void)
     CHECK_EQ(s1.in_use_bytes, expect);
     CHECK_EQ(s1.threads, 1);
     for (int i = 0; i < 100; i++)
-        rtm_free(p[i]);
+        rtm_malloc_free(p[i]);
     rtm_malloc_stats_t s2 = rtm_malloc_stats();
     CHECK_EQ(s2.in_use_bytes, 0);
     CHECK(s2.thread_cache_bytes > 0);
@@ -228,13 +228,13 @@ static void test_decay_and_trim(void)
     }
     rtm_malloc_stats_t s0 = rtm_malloc_stats();
     for (int i = 0; i < N; i++)
-        rtm_free(p[i]);
+        rtm_malloc_free(p[i]);
     rtm_malloc_stats_t s1 = rtm_malloc_stats();
     CHECK(s1.page_heap_free_bytes - s1.page_heap_purged_bytes >= (size_t)N * (64u << 10) / 2u);
     /* Decay: after 50 ms, later heap activity purges the idle runs. */
     sleep_ms(120);
     for (int i = 0; i < 4; i++)
-        rtm_free(rtm_malloc(100000));
+        rtm_malloc_free(rtm_malloc(100000));
     rtm_malloc_stats_t s2 = rtm_malloc_stats();
     CHECK_MSG(s2.purges > s0.purges, "no purge after the decay period (%zu purges)", s2.purges);
     CHECK(s2.page_heap_purged_bytes > s1.page_heap_purged_bytes);
@@ -242,7 +242,7 @@ static void test_decay_and_trim(void)
     for (int i = 0; i < N; i++)
         p[i] = rtm_malloc(64u << 10);
     for (int i = 0; i < N; i++)
-        rtm_free(p[i]);
+        rtm_malloc_free(p[i]);
     size_t purged = rtm_malloc_trim();
     rtm_malloc_stats_t s3 = rtm_malloc_stats();
     CHECK(purged > 0);

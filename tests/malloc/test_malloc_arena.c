@@ -47,7 +47,7 @@ static void pass(uint64_t seed)
     for (int i = 0; i < 20000; i++) {
         s = s * 6364136223846793005u + 1442695040888963407u;
         unsigned k = (unsigned)(s >> 33) % 256u;
-        rtm_free(live[k]);
+        rtm_malloc_free(live[k]);
         size_t size =
             (s >> 20) % 16u == 0 ? (size_t)((s >> 8) % (1u << 20)) : (size_t)((s >> 8) % 65536u);
         live[k] = rtm_malloc(size + 1u);
@@ -55,7 +55,7 @@ static void pass(uint64_t seed)
             memset(live[k], i & 0xff, size + 1u);
     }
     for (int k = 0; k < 256; k++)
-        rtm_free(live[k]);
+        rtm_malloc_free(live[k]);
 }
 
 static void check_quiet_pass(const char *who)
@@ -91,11 +91,11 @@ static void check_exhaustion(void)
     CHECK(st.arena_exhausted >= exhausted0 + 2u);
     CHECK(st.failed_allocs >= 2u);
     for (size_t i = 0; i < n; i++)
-        rtm_free(blocks[i]);
-    rtm_free(blocks);
+        rtm_malloc_free(blocks[i]);
+    rtm_malloc_free(blocks);
     void *again = rtm_malloc(100000);
     CHECK(again != NULL);
-    rtm_free(again);
+    rtm_malloc_free(again);
     CHECK_EQ(rtm_malloc_stats().os_calls, calls0);
     CHECK_EQ(rtm_malloc_check(), 0);
 }

@@ -49,7 +49,7 @@ static void *worker(void *arg)
         if (i < KEEP)
             j->kept[i] = mine[i];
         else
-            rtm_free(mine[i]);
+            rtm_malloc_free(mine[i]);
     }
     return NULL;
 }
@@ -66,7 +66,7 @@ static void wave(uint64_t w)
         pthread_join(t[i], NULL);
     for (unsigned i = 0; i < THREADS; i++)
         for (unsigned k = 0; k < KEEP; k++)
-            rtm_free(jobs[i].kept[k]);
+            rtm_malloc_free(jobs[i].kept[k]);
 }
 
 static void test_churn(void)

@@ -6,7 +6,7 @@
  * once: if a lock had been held by a thread that does not exist in the
  * child, it would hang, and alarm() turns a hang into a failure. The child
  * also checks the allocator and that every other thread's cache was taken
- * back. Built twice: over the rtm_ API (any sanitizer; label `threads`)
+ * back. Built twice: over the rtm_malloc_ API (any sanitizer; label `threads`)
  * and, with FORK_DROPIN, over malloc itself linked from librtmem-malloc.a,
  * where libc's own allocations in the child (stdio, strdup) go through the
  * allocator too.
@@ -29,7 +29,7 @@
 #define FREE(p)  free(p)
 #else
 #define ALLOC(n) rtm_malloc(n)
-#define FREE(p)  rtm_free(p)
+#define FREE(p)  rtm_malloc_free(p)
 #endif
 
 #define THREADS 3

@@ -1,7 +1,7 @@
 /*
  * tests/malloc/test_malloc_model.c -- the shared model rig (tests/model/
- * rig.h) over the thread-caching malloc's own API (rtm_malloc, rtm_free,
- * rtm_realloc, rtm_aligned_alloc, rtm_malloc_usable_size), with
+ * rig.h) over the thread-caching malloc's own API (rtm_malloc, rtm_malloc_free,
+ * rtm_malloc_realloc, rtm_malloc_aligned_alloc, rtm_malloc_usable_size), with
  * rtm_malloc_check() as the allocator's check.
  *
  * What a malloc promises the rig (flags): realloc(p, 0) frees and returns
@@ -94,7 +94,7 @@ static void *m_aligned(void *ctx, size_t a, size_t n)
         errno = ENOMEM;
         return NULL;
     }
-    void *p = rtm_aligned_alloc(a, n);
+    void *p = rtm_malloc_aligned_alloc(a, n);
     if (p != NULL)
         aligned_remember(p, a);
     return p;
@@ -108,20 +108,20 @@ static void *m_realloc(void *ctx, void *p, size_t n)
     }
     size_t k = slot_of(p);
     if (p == NULL || aligned_set[k].p != p)
-        return rtm_realloc(p, n);
+        return rtm_malloc_realloc(p, n);
     size_t align = aligned_set[k].align, usable = rtm_malloc_usable_size(p);
     if (n == 0) {
         aligned_forget(p);
-        return rtm_realloc(p, 0);
+        return rtm_malloc_realloc(p, 0);
     }
     if (n <= usable)
         return p; /* fits: keep it (and its alignment) */
-    void *q = rtm_aligned_alloc(align, n);
+    void *q = rtm_malloc_aligned_alloc(align, n);
     if (q == NULL)
         return NULL;
     memcpy(q, p, usable);
     aligned_forget(p);
-    rtm_free(p);
+    rtm_malloc_free(p);
     aligned_remember(q, align);
     return q;
 }
@@ -129,7 +129,7 @@ static int m_free(void *ctx, void *p)
 {
     (void)ctx;
     aligned_forget(p);
-    rtm_free(p);
+    rtm_malloc_free(p);
     return 0;
 }
 static size_t m_usable(void *ctx, const void *p)

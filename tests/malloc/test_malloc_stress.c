@@ -105,9 +105,9 @@ static int verify(const unsigned char *p, size_t size, uint64_t seq)
 static void churn(uint64_t *s, void **window, size_t n)
 {
     size_t k = (size_t)(next_rand(s) % n);
-    rtm_free(window[k]);
-    window[k] =
-        (next_rand(s) & 1u) ? rtm_malloc(draw_size(s) % 2048u) : rtm_calloc(1, draw_size(s) % 512u);
+    rtm_malloc_free(window[k]);
+    window[k] = (next_rand(s) & 1u) ? rtm_malloc(draw_size(s) % 2048u)
+                                    : rtm_malloc_calloc(1, draw_size(s) % 512u);
 }
 
 static void *producer(void *arg)
@@ -133,7 +133,7 @@ static void *producer(void *arg)
             churn(&s, window, 64);
     }
     for (size_t i = 0; i < 64; i++)
-        rtm_free(window[i]);
+        rtm_malloc_free(window[i]);
     pthread_mutex_lock(&r->lock);
     r->done = 1;
     pthread_cond_signal(&r->not_empty);
@@ -161,18 +161,18 @@ static void *consumer(void *arg)
             atomic_fetch_add(&bad_blocks, 1);
         if ((m.seq % 16u) == 0) { /* grow or shrink, contents kept */
             size_t n = m.size < 100000 ? m.size * 2u : m.size / 3u;
-            unsigned char *q = rtm_realloc(m.p, n);
+            unsigned char *q = rtm_malloc_realloc(m.p, n);
             if (q == NULL || q[0] != pattern(m.seq, 0))
                 atomic_fetch_add(&bad_blocks, 1);
             else
                 m.p = q;
         }
-        rtm_free(m.p);
+        rtm_malloc_free(m.p);
         if ((got & 7u) == 0)
             churn(&s, window, 32);
     }
     for (size_t i = 0; i < 32; i++)
-        rtm_free(window[i]);
+        rtm_malloc_free(window[i]);
     return NULL;
 }
 
