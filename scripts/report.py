@@ -340,7 +340,7 @@ def memcheck_section(run, sec, out, names):
             names.append(h.get("algorithm"))
     fields = doc.get("row_fields", [])
     p = doc.get("params", {})
-    sec.para("Xenomai's smokey memcheck method (seed 000) over %s; heaps 8 KiB doubling below "
+    sec.para("Xenomai's smokey memcheck method over %s; heaps 8 KiB doubling below "
              "%s bytes, %s random rounds, seed %s%s. Every time includes one clock read pair "
              "(%s ns here), as Xenomai's do." %
              (esc(", ".join(str(h.get("algorithm")) for h in heaps) or "no heap"),
@@ -404,7 +404,8 @@ def random_pair_chart(sec, out, ok, names):
     ax.invert_yaxis()
     ax.set_xlabel("ns per free+alloc pair (median of clean runs; bar: min .. max)")
     ax.grid(True, axis="x", alpha=0.3)
-    ax.set_title("bench random: seed 003's random-replace loop", fontsize=10)
+    ax.set_title("bench random: the TLSF/xvmalloc/zsmalloc study's random-replace loop",
+                 fontsize=10)
     sec.chart(fig, out, "random_pair", "ns per pair per allocator")
 
 
@@ -445,8 +446,8 @@ def random_section(run, sec, out, names):
         return
     allocs = allocator_rows(doc, names)
     p = doc.get("params", {})
-    sec.para("Seed 003's loop: %s live blocks, sizes in [%s, %s), %s replacements per pass, "
-             "%s interleaved rounds, seed %s%s. Clock: %s" %
+    sec.para("The TLSF/xvmalloc/zsmalloc study's random-replace loop: %s live blocks, sizes in "
+             "[%s, %s), %s replacements per pass, %s interleaved rounds, seed %s%s. Clock: %s" %
              (fmt(p.get("slots"), 9), fmt(p.get("min"), 9), fmt(p.get("max"), 9),
               fmt(p.get("iterations"), 12), fmt(p.get("runs"), 9), fmt(p.get("seed"), 20),
               " (quick profile)" if p.get("quick") else "",
@@ -514,8 +515,8 @@ def sweep_section(run, sec, out, names):
     for name, _, _, _ in curves:
         if name not in names:
             names.append(name)
-    sec.para("Seed 003's curves: for each window start x, the loop with requests in "
-             "[x, x+64); ns per free+alloc pair, one line per allocator.")
+    sec.para("The TLSF/xvmalloc/zsmalloc study's window sweep: for each window start x, the "
+             "loop with requests in [x, x+64); ns per free+alloc pair, one line per allocator.")
     if not curves:
         sec.para("No curve found in bench_random_sweep.json (no allocator with window points).")
     elif PLT is not None:
@@ -532,8 +533,8 @@ def sweep_section(run, sec, out, names):
             ax.set_title("%s over runs" % what, fontsize=10)
         axes[0].set_ylabel("ns per free+alloc pair")
         axes[0].legend(fontsize=8)
-        fig.suptitle("bench random --sweep: time per pair vs request-size window (seed 003's "
-                     "curves)", fontsize=10)
+        fig.suptitle("bench random --sweep: time per pair vs request-size window (the "
+                     "TLSF/xvmalloc/zsmalloc study's sweep)", fontsize=10)
         sec.chart(fig, out, "random_sweep", "sweep curves")
     rows = []
     for name, xs, ys, _ in curves:
@@ -560,9 +561,9 @@ def threads_series(a, bench, key):
 
 
 def threads_chart(sec, out, allocs, names):
-    panels = [("seed002", "wall_ms", "seed002: wall time (ms)"),
+    panels = [("seed002", "wall_ms", "pool benchmark (seed002): wall time (ms)"),
               ("pc", "ns_per_block", "producer/consumer: ns per block"),
-              ("seed002", "peak_rss_mib", "seed002: peak RSS (MiB)"),
+              ("seed002", "peak_rss_mib", "pool benchmark (seed002): peak RSS (MiB)"),
               ("pc", "peak_rss_mib", "producer/consumer: peak RSS (MiB)")]
     fig, axes = PLT.subplots(2, 2, figsize=(11, 7))
     for ax, (bench, key, title) in zip(axes.flat, panels):
@@ -598,8 +599,9 @@ def threads_section(run, sec, out, names):
         return
     allocs = allocator_rows(doc, names)
     p = doc.get("params", {})
-    sec.para("Seed 002's multi-thread benchmark (%s allocations per thread and round, %s rounds) "
-             "and a producer/consumer run (%s blocks), threads %s, %s interleaved runs%s. %s" %
+    sec.para("The tcmalloc-style pool benchmark, \"seed002\" below (%s allocations per thread and "
+             "round, %s rounds) and a producer/consumer run (%s blocks), threads %s, %s "
+             "interleaved runs%s. %s" %
              (fmt(p.get("ntimes"), 9), fmt(p.get("rounds"), 9), fmt(p.get("pc_blocks"), 9),
               esc(", ".join(str(t) for t in p.get("threads", []))), fmt(p.get("runs"), 9),
               " (quick profile)" if p.get("quick") else "", esc(doc.get("rt_setup", ""))))
@@ -618,7 +620,7 @@ def threads_section(run, sec, out, names):
                                                fmt(s.get("spread"))),
                              fmt(rss.get("median"))])
     sec.html(table(["allocator", "status", "benchmark", "threads", "row status",
-                    "wall ms (seed002) or ns/block (pc): min / median (spread)",
+                    "wall ms (seed002: pool benchmark) or ns/block (pc): min / median (spread)",
                     "peak RSS MiB"], rows))
     lines = ["%s: %s %s" % (v.get("text", v.get("target")), v.get("verdict"), v.get("detail", ""))
              for v in doc.get("verdicts", []) or [] if isinstance(v, dict)]
@@ -650,8 +652,9 @@ def limits_section(run, sec, out, names):
         return
     allocs = allocator_rows(doc, names)
     p = doc.get("params", {})
-    sec.para("Seed 001's probes: the largest single block each allocator gives (rtm heaps on a "
-             "%s region; malloc and mmap up to %s), and clock ticks per allocation by size (%s "
+    sec.para("The Linux memmax/memtim modules' probes: the largest single block each allocator "
+             "gives (rtm heaps on a %s region; malloc and mmap up to %s), and clock ticks per "
+             "allocation by size (%s "
              "per size and run, %s runs; clock: %s)." %
              (human_bytes(p.get("region_bytes")), human_bytes(p.get("cap_bytes")),
               fmt(p.get("count"), 9), fmt(p.get("runs"), 9),
@@ -685,7 +688,7 @@ def limits_section(run, sec, out, names):
             pts = [(x, y) for x, y in pts if num(x) and num(y)]
             if pts:
                 ax.plot([x for x, _ in pts], [y for _, y in pts], ls=style, color="#555",
-                        label="Linux %s (seed 001, other system)" % key[:-len("_cycles")])
+                        label="Linux %s (memtim, other system)" % key[:-len("_cycles")])
         ax.set_xscale("log", base=2)
         ax.set_yscale("log")
         ax.set_xlabel("request (bytes)")
@@ -800,7 +803,7 @@ def latency_section(run, sec, out, names):
         return
     tests = [t for t in doc.get("tests", []) if isinstance(t, dict)]
     p = doc.get("params", {})
-    sec.para("Seed 004's context-switch tests and the locked heap's priority-inheritance "
+    sec.para("The VxWorks bmCtx* context-switch tests and the locked heap's priority-inheritance "
              "handover: %s iterations per test%s, SCHED_FIFO %s. %s" %
              (fmt(p.get("iterations"), 9), " (quick profile)" if p.get("quick") else "",
               "on" if doc.get("fifo") else "off", esc(doc.get("rt_setup", ""))))
@@ -864,7 +867,7 @@ def latency_section(run, sec, out, names):
                     [fmt(s.get(k)) for k in ("min", "avg", "p50", "p99", "p999", "max")] +
                     [esc("; ".join(pub.get(t.get("name"), [])))])
     sec.html(table(["test", "group", "status", "samples", "min µs", "avg", "p50", "p99",
-                    "p99.9", "max", "published avg µs (seed 004, other systems)"], rows))
+                    "p99.9", "max", "published avg µs (bmCtx*, other systems)"], rows))
     pi = doc.get("priority_inheritance")
     lines = []
     if isinstance(pi, dict) and "verdict" in pi:
@@ -893,7 +896,7 @@ def generic_section(run, sec, out, names, stem):
 SECTIONS = [
     ("memcheck", "memcheck: time, overhead, fragmentation", memcheck_section),
     ("bench_random", "bench random: speed and latency percentiles", random_section),
-    ("bench_random_sweep", "bench random --sweep: seed 003's curves", sweep_section),
+    ("bench_random_sweep", "bench random --sweep: request-size window sweep", sweep_section),
     ("bench_threads", "bench threads: thread scaling and peak RSS", threads_section),
     ("limits", "limits: largest block, time per size", limits_section),
     ("wcet", "wcet: exact instructions per call", wcet_section),

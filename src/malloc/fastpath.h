@@ -4,7 +4,7 @@
  * other through the PLT.
  *
  * Budget (x86-64, gcc -O2), counted with rtmem-wcet style single-stepping
- * of the seed-002 loop: malloc of a small size that hits the thread cache,
+ * of the pool benchmark loop: malloc of a small size that hits the thread cache,
  * about 15 instructions, 1 TLS load, 5 loads, 1 store; free of a small
  * block, about 17 instructions, 1 TLS load, 5 loads, 1 store. No lock, no
  * atomic read-modify-write, no access to the block's own memory. Anything

@@ -1,7 +1,8 @@
 /*
  * malloc/pagemap.c -- the radix tree from page number to span and size
- * class (the structure seed 002 found it needed: its locked hash map was the
- * bottleneck; a radix tree makes lookups lock-free).
+ * class (the structure the thread-caching allocator study, docs/METHODS.md,
+ * found it needed: its locked hash map was the bottleneck; a radix tree
+ * makes lookups lock-free).
  *
  *   address (48 bits):  | root index (15) | leaf index (20) | offset (13) |
  *                             |                   |

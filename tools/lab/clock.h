@@ -11,8 +11,8 @@
  *
  * The clock's own cost is the median of many empty intervals (two reads back
  * to back); every per-operation sample has it subtracted, clamped at zero.
- * That is the method of seed 001's memtim (rdtsc with its own cost
- * calibrated and subtracted).
+ * That is the method of the Linux memtim kernel module (rdtsc with its own
+ * cost calibrated and subtracted; docs/METHODS.md).
  */
 #ifndef RTM_BENCH_CLOCK_H
 #define RTM_BENCH_CLOCK_H

@@ -28,7 +28,7 @@
 #include "rt.h"
 #include "rtmem.h"
 
-#define DEFAULT_ITERATIONS 20000u /* seed 004 */
+#define DEFAULT_ITERATIONS 20000u /* as the bmCtx* suite */
 /* The spinner's burst must be longer than the pauses the machine itself
  * inflicts, or an inversion cannot be told from them: on a shared VM, a 200 us
  * burst saw 55 of 10,000 PI waits >= 200 us, a 1000 us burst 4 of 10,000
@@ -50,13 +50,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: rtmem latency [options]\n"
             "\n"
-            "Seed 004's context-switch benchmarks between two SCHED_FIFO threads (semaphore,\n"
-            "message queue, event: Pend and Unpend; the task switch by priority juggling; SMP\n"
-            "variants with and without affinity), then the lock handover of rtmem's locked\n"
-            "heap and a priority-inheritance run against a non-PI control. avg / min / max\n"
-            "as the seed prints them, plus p50 / p99 / p99.9 and a histogram per test.\n"
+            "The VxWorks bmCtx* context-switch suite (docs/METHODS.md) between two SCHED_FIFO\n"
+            "threads (semaphore, message queue, event: Pend and Unpend; the task switch by\n"
+            "priority juggling; SMP variants with and without affinity), then the lock\n"
+            "handover of rtmem's locked heap and a priority-inheritance run against a non-PI\n"
+            "control. avg / min / max as the bmCtx* suite prints them, plus p50 / p99 / p99.9\n"
+            "and a histogram per test.\n"
             "\n"
-            "  --iterations N   per test (default 20000, the seed's; --quick: 200)\n"
+            "  --iterations N   per test (default 20000, the suite's; --quick: 200)\n"
             "  --tests LIST     comma-separated test names (default: all; see docs/LATENCY.md)\n"
             "  --cpu N          CPU of the one-CPU tests (default: the last one allowed)\n"
             "  --spin-us N      the medium-priority spinner's burst (default 1000)\n"

@@ -1,13 +1,13 @@
 /*
- * latency.h -- `rtmem latency`: seed 004's context-switch benchmarks
- * (bmCtx*) and the lock handover of rtmem's locked heap, between SCHED_FIFO
+ * latency.h -- `rtmem latency`: the context-switch benchmarks of the VxWorks
+ * bmCtx* suite (docs/METHODS.md) and the lock handover of rtmem's locked heap, between SCHED_FIFO
  * threads. This header is the table of contents of the command's files:
  *
  *   latency.c          options, the real-time setup, the schedule of tests
  *   latency_threads.c  real-time threads: pre-faulted stacks, priorities,
  *                      pinning, deadlines, bounded spins, joins that time out
  *   latency_stats.c    statistics of one test: avg/min/max, percentiles,
- *                      fixed-width histogram, seed 004's T_sw formula
+ *                      fixed-width histogram, the bmCtx* T_sw formula
  *   latency_ctx.c      the bmCtx* tests over POSIX primitives
  *   latency_heap.c     the heap lock handover and the priority-inheritance run
  *   latency_report.c   text tables, the published figures, --json
@@ -15,7 +15,7 @@
  *                      statistics on known samples, T_sw on known inputs
  *
  * Units: samples are kept in nanoseconds (double) once a test has run;
- * tables and JSON are in microseconds, as seed 004's are.
+ * tables and JSON are in microseconds, as the bmCtx* suite's are.
  */
 #ifndef RTM_LAB_LATENCY_H
 #define RTM_LAB_LATENCY_H
@@ -55,7 +55,7 @@ double lat_nice_width(double span, unsigned buckets);
  * LAT_MAX_BUCKETS). */
 void lat_hist_build(const double *sorted, size_t n, const lat_stats *st, unsigned buckets,
                     lat_hist *h);
-/* Seed 004's task switch: T_sw = (T - T_r - T_l - 2 T_rt) / 2. */
+/* The bmCtx* suite's task switch: T_sw = (T - T_r - T_l - 2 T_rt) / 2. */
 double lat_tsw(double t, double t_raise, double t_lower, double t_readclock);
 
 /* --- one test's record ------------------------------------------------------ */
@@ -63,7 +63,7 @@ double lat_tsw(double t, double t_raise, double t_lower, double t_readclock);
 typedef enum lat_status { LAT_NOT_RUN = 0, LAT_OK, LAT_FAILED, LAT_SKIPPED } lat_status;
 
 typedef struct lat_test {
-    const char *name;      /* seed 004's name, or ours for the heap tests   */
+    const char *name;      /* the bmCtx* name, or ours for the heap tests   */
     const char *group;     /* "cpu" (one CPU), "smp", "heap"                */
     const char *primitive; /* what is handed over                           */
     const char *measures;  /* the interval, in one line                     */
@@ -109,7 +109,7 @@ void lat_fail(lat_test *t, lat_status s, const char *fmt, ...)
 
 /* --- real-time threads (latency_threads.c) ---------------------------------- */
 
-/* SCHED_FIFO priorities, seed 004's VxWorks numbers mirrored (Linux: higher
+/* SCHED_FIFO priorities, the bmCtx* suite's VxWorks numbers mirrored (Linux: higher
  * is more urgent; VxWorks 40 -> 60, 50 -> 50, 60 -> 40). */
 enum { LAT_PRIO_HIGH = 60, LAT_PRIO_MID = 50, LAT_PRIO_LOW = 40 };
 

@@ -1,8 +1,9 @@
 /*
- * latency_ctx.c -- seed 004's context-switch benchmarks over the POSIX
- * primitives a Linux real-time programmer uses (docs/LATENCY.md).
+ * latency_ctx.c -- the context-switch benchmarks of the VxWorks bmCtx* suite
+ * over the POSIX primitives a Linux real-time programmer uses
+ * (docs/LATENCY.md).
  *
- * Two threads, the waiter (seed's Task1, high priority) and the giver
+ * Two threads, the waiter (the suite's Task1, high priority) and the giver
  * (Task2, lower priority), hand one token back and forth:
  *
  *   Pend   (bmCtx*Pend):   waiter reads T1 and blocks; the giver, running
@@ -12,9 +13,9 @@
  *                          preempts the giver and reads T2. T = T2 - T1:
  *                          the give plus the switch to the woken thread.
  *
- * Primitives: a POSIX semaphore (sem_t: the seed's semaphore), a POSIX
- * message queue of one-byte messages (mq_*: the seed's msgQ), and for the
- * seed's events a queued real-time signal sent to the waiting thread
+ * Primitives: a POSIX semaphore (sem_t: the suite's semaphore), a POSIX
+ * message queue of one-byte messages (mq_*: the suite's msgQ), and for the
+ * suite's events a queued real-time signal sent to the waiting thread
  * (pthread_kill(SIGRTMIN) / sigtimedwait): like a VxWorks event it is sent
  * to a task, not to an object both share, and carries no data.
  *
@@ -24,13 +25,13 @@
  * nothing and changes nothing; without SCHED_FIFO, or across CPUs, it keeps
  * one give per wait. Across CPUs the giver also waits `settle` before T1 so
  * that the waiter is asleep, not still on its way into the wait: the
- * Unpend interval must include the wake-up (the IPI), as the seed's SMP
+ * Unpend interval must include the wake-up (the IPI), as the published SMP
  * figures do.
  *
  * Every wait has a deadline (timeout_ns): a lost wakeup fails the test with
  * the iteration it happened in, it never hangs the lab.
  *
- * bmCtxTaskSwitch follows the seed's priority juggling: Task1 at 50 creates
+ * bmCtxTaskSwitch follows the suite's priority juggling: Task1 at 50 creates
  * Task2 at 60, which preempts and drops itself to 40; Task1 reads T1, raises
  * Task2 to 60 (switch), Task2 drops itself to 40 (switch back), Task1 reads
  * T2. T_sw = (T - T_r - T_l - 2 T_rt) / 2 with the raise T_r and the lower
@@ -177,7 +178,7 @@ static int take(handover *h)
     }
 }
 
-/* Empties the carrier without blocking (the seed's non-blocking take). */
+/* Empties the carrier without blocking (the suite's non-blocking take). */
 static void drain(handover *h)
 {
     if (h->d->p == P_SEM) {
@@ -567,7 +568,7 @@ void lat_ctx_run(size_t i, const lat_env *e, lat_test *t)
     t->name = d->name;
     t->group = d->pl == ONE_CPU ? "cpu" : "smp";
     t->primitive = prim_text[d->p];
-    t->measures = d->p == P_TASK   ? "T_sw = (T - T_r - T_l - 2 T_rt) / 2 (seed 004)"
+    t->measures = d->p == P_TASK   ? "T_sw = (T - T_r - T_l - 2 T_rt) / 2 (bmCtx*)"
                   : d->m == M_PEND ? "waiter blocks (T1) -> giver runs (T2)"
                                    : "giver gives (T1) -> waiter runs (T2)";
     if (d->pl != ONE_CPU && e->other_cpu < 0) {

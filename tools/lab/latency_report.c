@@ -1,11 +1,12 @@
 /*
  * latency_report.c -- what `rtmem latency` prints and writes (latency.h):
- * seed 004's table (avg / min / max us per test) with our percentiles, the
- * seed's published VxWorks and Xenomai figures beside ours, a histogram per
+ * the bmCtx* suite's table (avg / min / max us per test) with our
+ * percentiles, the published VxWorks and Xenomai figures beside ours, a histogram per
  * test, and the --json file (docs/schema/latency.schema.json).
  *
- * The published figures are kept here as data, exactly as seed 004 prints
- * them (dual Cortex-A15 at 1.5 GHz, 20,000 iterations per test; VxWorks 7
+ * The published figures (a comparison of VxWorks 7 and Xenomai 3.1 with the
+ * bmCtx* suite, docs/METHODS.md) are kept here as data, exactly as printed
+ * there (dual Cortex-A15 at 1.5 GHz, 20,000 iterations per test; VxWorks 7
  * in kernel mode, Xenomai 3.1 in user mode through the Alchemy API; VxWorks
  * ran without SMP, and Xenomai's event tests gave no figures).
  */
@@ -21,7 +22,7 @@ typedef struct published {
     double avg, min, max; /* us */
 } published;
 
-static const published seed004[] = {
+static const published published_figures[] = {
     {"VxWorks 7", "bmCtxSemPend", 1.387, 0.162, 5.205},
     {"VxWorks 7", "bmCtxSemUnpend", 1.389, 0.162, 5.205},
     {"VxWorks 7", "bmCtxMsgQPend", 1.719, 0.325, 6.181},
@@ -39,7 +40,7 @@ static const published seed004[] = {
     {"Xenomai 3.1", "CtxSmpNoAffinitySemUnPend", 3.766, 3.415, 6.181},
     {"Xenomai 3.1", "CtxSmpNoAffinityMsgQUnPend", 5.322, 5.042, 9.597},
 };
-#define NPUBLISHED (sizeof seed004 / sizeof seed004[0])
+#define NPUBLISHED (sizeof published_figures / sizeof published_figures[0])
 
 static const char *const PUBLISHED_PLATFORM =
     "dual Cortex-A15 at 1.5 GHz, 2 GB; VxWorks 7 (kernel mode, SMP off) and Linux 4.19 + "
@@ -64,8 +65,9 @@ static double us(double ns) { return ns / 1000.0; }
 static const published *published_for(const char *system, const char *test)
 {
     for (size_t i = 0; i < NPUBLISHED; i++)
-        if (strcmp(seed004[i].system, system) == 0 && strcmp(seed004[i].test, test) == 0)
-            return &seed004[i];
+        if (strcmp(published_figures[i].system, system) == 0 &&
+            strcmp(published_figures[i].test, test) == 0)
+            return &published_figures[i];
     return NULL;
 }
 
@@ -107,7 +109,7 @@ static void print_setups(const lat_report *r)
 
 static void print_published(const lat_report *r)
 {
-    printf("\nbeside seed 004 (avg / min / max us; %s):\n", PUBLISHED_PLATFORM);
+    printf("\nbeside the published bmCtx* figures (avg / min / max us; %s):\n", PUBLISHED_PLATFORM);
     printf("%-27s %-23s %-23s %-23s\n", "test", "VxWorks 7 (kernel)", "Xenomai 3.1 (user)",
            "this machine");
     for (size_t i = 0; i < r->ntests; i++) {
@@ -155,11 +157,12 @@ static void print_histogram(const lat_test *t)
 
 void lat_print(const lat_report *r)
 {
-    printf("rtmem latency: seed 004's context-switch tests and the locked heap's lock handover\n");
+    printf("rtmem latency: the VxWorks bmCtx* context-switch tests and the locked heap's lock "
+           "handover\n");
     machine_print(stdout, r->m);
     printf("%s\n", r->rt_note);
     printf("clock: %s\n", r->clock_text);
-    printf("%llu iterations per test (seed 004: 20000)%s; every wait times out after %llu ms\n",
+    printf("%llu iterations per test (bmCtx* suite: 20000)%s; every wait times out after %llu ms\n",
            (unsigned long long)r->e->iterations, r->quick ? " [--quick]" : "",
            (unsigned long long)(r->e->timeout_ns / 1000000u));
     print_table(r);
@@ -226,12 +229,12 @@ static void json_test(json *j, const lat_test *t)
 static void json_published(json *j)
 {
     json_obj(j, "published");
-    json_str(j, "source", "seed 004: VxWorks 7 vs Xenomai 3.1 context-switch benchmarks");
+    json_str(j, "source", "VxWorks 7 vs Xenomai 3.1 with the VxWorks bmCtx* benchmarks");
     json_str(j, "platform", PUBLISHED_PLATFORM);
     json_u64(j, "iterations", 20000);
     json_arr(j, "rows");
     for (size_t i = 0; i < NPUBLISHED; i++) {
-        const published *p = &seed004[i];
+        const published *p = &published_figures[i];
         json_obj(j, NULL);
         json_str(j, "system", p->system);
         json_str(j, "mode", strncmp(p->system, "VxWorks", 7) == 0 ? "kernel" : "user");

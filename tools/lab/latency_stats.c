@@ -1,6 +1,6 @@
 /*
  * latency_stats.c -- what one latency test's samples say (latency.h):
- * seed 004's avg / min / max, the percentiles p50 / p99 / p99.9 by the
+ * the bmCtx* suite's avg / min / max, the percentiles p50 / p99 / p99.9 by the
  * nearest-rank rule (summary.h's sorted_quantile, so every command's
  * percentiles agree), a fixed-width histogram, and the T_sw formula.
  *

@@ -1,7 +1,7 @@
 /*
  * latency_stats_test.c -- unit test of latency_stats.c: the summary, the
  * percentiles and the histogram on samples whose answers are known by hand,
- * and seed 004's T_sw formula on known inputs.
+ * and the bmCtx* suite's T_sw formula on known inputs.
  *
  * The lab's CMake puts every .c file of tools/lab into the rtmem executable; this
  * file is only a program when tests_latency.cmake compiles it with
@@ -88,12 +88,12 @@ static void test_widths(void)
     check_eq("width 3e6/2", lat_nice_width(3e6, 2), 2e6);
 }
 
-/* T_sw = (T - T_r - T_l - 2 T_rt) / 2, seed 004 section 2.1.4. */
+/* T_sw = (T - T_r - T_l - 2 T_rt) / 2, the bmCtxTaskSwitch formula. */
 static void test_tsw(void)
 {
     check_eq("tsw", lat_tsw(1000, 200, 100, 25), 325);
     check_eq("tsw switches only", lat_tsw(10, 0, 0, 0), 5);
-    check_eq("tsw seed-like", lat_tsw(8.0, 1.5, 1.25, 0.125), 2.5);
+    check_eq("tsw published-like", lat_tsw(8.0, 1.5, 1.25, 0.125), 2.5);
     check_eq("tsw may go negative (callers clamp)", lat_tsw(100, 80, 40, 10), -20);
 }
 

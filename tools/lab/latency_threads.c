@@ -5,8 +5,9 @@
  * A thread's stack is mapped and written before the thread starts: with
  * mlockall(MCL_FUTURE) from rt_setup() the pages are then resident and
  * locked, and without it they are at least faulted in, so no measured
- * interval pays for a first-touch page fault (seed 000 runs its heap test
- * the same way, as a real-time thread whose memory is ready).
+ * interval pays for a first-touch page fault (Xenomai's smokey memcheck
+ * test runs its heap test the same way, as a real-time thread whose memory
+ * is ready).
  *
  * Priorities and CPUs are set in the attributes (PTHREAD_EXPLICIT_SCHED), so
  * a thread is never seen running with its creator's policy first. When

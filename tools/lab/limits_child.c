@@ -3,7 +3,7 @@
  * allocator per child process, either its largest-block probe or one timing
  * run over every size; and the parsers of the lines the child prints.
  *
- * Timing (seed 001's memtim, with live blocks): for each size, blocks are
+ * Timing (the Linux memtim module's method, with live blocks): for each size, blocks are
  * allocated in batches of limits_batch() live blocks, one clock read before
  * and after each call, the clock's cost subtracted (clock.h); then the batch
  * is freed, untimed. memtim freed each block at once, so that every call
@@ -11,7 +11,8 @@
  * walk its free lists and grow as a real burst would. One untimed batch
  * first warms the allocator (a fresh process has not yet faulted in its
  * heap), then `count` calls are timed. A refusal ends a batch early, is
- * counted, and is never a sample (seed 003's trap: a refused call is fast).
+ * counted, and is never a sample (the trap the TLSF/xvmalloc/zsmalloc study
+ * fell into: a refused call is fast).
  * Blocks are not touched: memtim did not touch them either, and the lazy
  * mmap row is then the cost of reserving, MAP_POPULATE's that of
  * reserving and faulting in, as vmalloc does.

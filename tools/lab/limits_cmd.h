@@ -1,15 +1,16 @@
 /*
- * limits_cmd.h -- `rtmem limits`: seed 001's two probes, the pieces shared by
+ * limits_cmd.h -- `rtmem limits`: the two probes of the Linux memmax/memtim
+ * kernel modules (docs/METHODS.md), the pieces shared by
  * the parent (limits.c, limits_report.c), the child (limits_child.c) and the
  * probe itself (limits_probe.c).
  *
- * 1. Largest block (seed 001's memmax): double the request from one page
+ * 1. Largest block (memmax's method): double the request from one page
  *    until the allocator refuses, then binary-search between the last
  *    success and the first refusal for the exact largest size. For rtm heaps
  *    on a region of --region bytes; for malloc (glibc, peers) and for
  *    mmap(MAP_NORESERVE) -- the vmalloc analogue -- up to --cap bytes, never
  *    touching the memory of a block.
- * 2. Ticks per allocation (seed 001's memtim) at the seed's sizes, with the
+ * 2. Ticks per allocation (memtim's method) at memtim's sizes, with the
  *    clock's own cost calibrated and subtracted (clock.h).
  *
  * Process model (as in random.h): the parent measures nothing. Every probe

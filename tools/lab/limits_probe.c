@@ -1,6 +1,6 @@
 /*
  * limits_probe.c -- the largest-block probe of `rtmem limits` (limits_cmd.h):
- * seed 001's memmax, made exact.
+ * the Linux memmax kernel module's method (docs/METHODS.md), made exact.
  *
  * memmax doubles the request from one page until kmalloc, __get_free_pages
  * or vmalloc fails, and its author warns that this gives the first size

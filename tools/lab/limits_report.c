@@ -1,9 +1,10 @@
 /*
  * limits_report.c -- what `rtmem limits` says: the aggregation of timing
  * runs, the text tables and the JSON (docs/schema/limits.schema.json), with
- * seed 001's published figures beside ours.
+ * the published figures of the Linux memmax/memtim kernel modules beside ours
+ * (docs/METHODS.md).
  *
- * The seed's figures are Linux kernel allocators (kmalloc, __get_free_pages,
+ * Those figures are Linux kernel allocators (kmalloc, __get_free_pages,
  * vmalloc) on 2009-2011 machines, measured by kernel modules; ours are user
  * space allocators on this machine. They are printed as another system's
  * published numbers, for orientation, never as a target: the closest
@@ -24,10 +25,10 @@
 #include "limits_cmd.h"
 #include "summary.h"
 
-/* --- seed 001's published figures --------------------------------------- */
+/* --- the memmax/memtim modules' published figures ------------------------ */
 
 #define SEED_SOURCE                                                                                \
-    "seed 001: O. Tsiliuric, \"Linux kernel modules\", appendix G (memmax.c, memtim.c), "          \
+    "O. Tsiliuric, \"Linux kernel modules\", appendix G (memmax.c, memtim.c), "                    \
     "Linux kernel allocators measured by kernel modules"
 
 /* memmax: last size that succeeded and the first that failed, doubling from
@@ -242,7 +243,7 @@ static void print_largest_row(const limits_bench *b, const lim_row *row)
 static void print_seed_memmax(void)
 {
     char a[32], c[32];
-    printf("\n  published by seed 001 (memmax: Linux kernel allocators on other machines; figures "
+    printf("\n  published by the memmax module (Linux kernel allocators on other machines; figures "
            "of another\n  system, for orientation only): last OK / first failure, doubling from "
            "one page\n");
     printf("  %-28s %-10s %-18s %s\n", "kernel", "RAM", "allocator", "last OK / first failure");
@@ -259,10 +260,10 @@ static void print_seed_memmax(void)
 static void print_largest(const limits_bench *b)
 {
     char reg[32], cap[32];
-    printf("\nLargest single block (seed 001's memmax, made exact): the request doubles from 4096 "
-           "until refused,\nthen a binary search between the last success and the first refusal. "
-           "rtm heaps on a\npre-faulted region of %s; malloc and mmap(MAP_NORESERVE) up to %s, "
-           "blocks never touched.\n",
+    printf("\nLargest single block (the Linux memmax module's method, made exact): the request\n"
+           "doubles from 4096 until refused, then a binary search between the last success and\n"
+           "the first refusal. rtm heaps on a pre-faulted region of %s; malloc and\n"
+           "mmap(MAP_NORESERVE) up to %s, blocks never touched.\n",
            fmt_bytes(b->o->region, reg, sizeof reg), fmt_bytes(b->o->cap, cap, sizeof cap));
     printf("  %-16s %-13s %-10s %-13s %-20s %-12s %-12s %5s\n", "allocator", "status", "last OK",
            "first refusal", "exact largest", "largest_free", "ratio", "tries");
@@ -300,9 +301,9 @@ static void print_time_row(const limits_bench *b, const lim_row *row, size_t k)
 
 static void print_timing(const limits_bench *b)
 {
-    printf("\nTicks per allocation (seed 001's memtim): %llu timed calls per size and run, %llu "
-           "runs interleaved\nacross allocators, one untimed warm-up batch first; blocks kept live "
-           "in batches, freed untimed.\n",
+    printf("\nTicks per allocation (the Linux memtim module's method): %llu timed calls per size\n"
+           "and run, %llu runs interleaved across allocators, one untimed warm-up batch first;\n"
+           "blocks kept live in batches, freed untimed.\n",
            (unsigned long long)b->o->count, (unsigned long long)b->o->runs);
     if (b->clk.use_tsc)
         printf("Unit: TSC ticks = reference cycles at the TSC's nominal rate (invariant TSC), not "
@@ -325,8 +326,8 @@ static void print_timing(const limits_bench *b)
             print_time_row(b, &b->rows[i], k);
         const seed_tim *s = seed_tim_for(bytes);
         if (s != NULL)
-            printf("  published by seed 001 (%s; figures of another system): mean cycles kmalloc "
-                   "%u, __get_free_pages %u, vmalloc %u\n",
+            printf("  published by the memtim module (%s; another system's figures): mean cycles "
+                   "kmalloc %u, __get_free_pages %u, vmalloc %u\n",
                    SEED_TIM_SYSTEM, s->kmalloc, s->gfp, s->vmalloc);
     }
 }
@@ -351,7 +352,8 @@ static void print_verdict(const limits_bench *b)
 
 void limits_print(const limits_bench *b)
 {
-    printf("rtmem limits: seed 001's largest-block and ticks-per-allocation probes\n");
+    printf("rtmem limits: the Linux memmax/memtim modules' largest-block and "
+           "ticks-per-allocation probes\n");
     machine_print(stdout, &b->m);
     printf("clock: %s\nrt setup: %s\n", b->clock_text, b->rt_note);
     for (size_t i = 0; i < b->nrows; i++) {

@@ -4,7 +4,8 @@
  * file only maps "rtmem <command> [<subcommand>] [options]" onto them.
  *
  * "bench" groups the two speed benchmarks (random, threads) the way the
- * seeds name them; the other commands stand alone.
+ * studies they reproduce call them (docs/METHODS.md); the other commands
+ * stand alone.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,19 +25,21 @@ static const command commands[] = {
      "the Xenomai smokey memcheck method over rtm heaps (times, overhead,\n"
      "                  fragmentation beside the published figures)"},
     {"bench", "random", "bench random", random_main,
-     "seed 003's random-replace loop, rtm heaps vs glibc, mimalloc,\n"
-     "                  jemalloc, tcmalloc (per-op percentiles, --sweep curves)"},
+     "the TLSF/xvmalloc/zsmalloc study's random-replace loop, rtm heaps\n"
+     "                  vs glibc, mimalloc, jemalloc, tcmalloc (per-op percentiles,\n"
+     "                  --sweep curves)"},
     {"bench", "threads", "bench threads", threads_main,
-     "seed 002's multi-thread benchmark and a producer/consumer run,\n"
-     "                  malloc peers by LD_PRELOAD and locked rtm heaps"},
+     "the tcmalloc-style pool benchmark (multi-thread) and a\n"
+     "                  producer/consumer run, malloc peers by LD_PRELOAD and\n"
+     "                  locked rtm heaps"},
     {NULL, "limits", "limits", limits_main,
-     "seed 001's probes: the largest block each allocator gives, and\n"
-     "                  cycles per allocation by size"},
+     "the Linux memmax/memtim modules' probes: the largest block each\n"
+     "                  allocator gives, and cycles per allocation by size"},
     {NULL, "wcet", "wcet", wcet_main,
      "exact instructions per alloc and free by ptrace single-stepping\n"
      "                  (runs rtmem-wcet, built beside rtmem)"},
     {NULL, "latency", "latency", latency_main,
-     "seed 004's bmCtx* context-switch tests and the locked heap's\n"
+     "the VxWorks bmCtx* context-switch suite and the locked heap's\n"
      "                  priority-inheritance handover, under SCHED_FIFO"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
@@ -49,6 +52,7 @@ static void usage(FILE *f)
     fprintf(f, "\n"
                "rtmem <command> --help describes each command's options. Every command\n"
                "prints aligned tables and writes --json FILE (schema: docs/RESULTS.md).\n"
+               "Where each method comes from and what differs: docs/METHODS.md.\n"
                "Exit status: 0 when the measurement ran (a FAILed target included), 1 when\n"
                "the method failed, 2 for misuse.\n");
 }

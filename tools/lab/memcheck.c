@@ -1,6 +1,6 @@
 /*
  * memcheck.c -- `rtmem memcheck`: options, arena sizing, and the
- * sequence of the method (memcheck.md), phase by phase, in Xenomai's order:
+ * sequence of the method (docs/METHODS.md), phase by phase, in Xenomai's order:
  *
  *   power-of-two phase: heap sizes 8 KiB doubling while < seq_heap_size;
  *     for each heap: every block size 16 B doubling while < heap/2, as
@@ -44,9 +44,10 @@ static void usage(FILE *f)
             "\n"
             "The Xenomai smokey memcheck method over rtm heaps: power-of-two phase\n"
             "(plain, HOT, SHUFFLE, HOT+SHUFFLE), random phase, pattern phase; rows and\n"
-            "'overall' blocks in seed 000's layout, the published Xenomai figures beside\n"
+            "'overall' blocks in Xenomai's layout, the published Xenomai figures beside\n"
             "ours, and the issue's overhead/fragmentation targets (TLSF's) as PASS/FAIL.\n"
             "Each heap's arena offers HEAPSZ usable bytes (memcheck_heap.c says how).\n"
+            "The method, and how it differs from Xenomai's: docs/METHODS.md.\n"
             "\n"
             "  --algorithm NAME        one heap: any name rtm_algorithms() lists, with its\n"
             "                          parameter if any (tlsf, pool, buddy:4096, halffit, slab,\n"

@@ -1,6 +1,7 @@
 /*
  * memcheck.h -- `rtmem memcheck`: the Xenomai smokey memcheck method
- * (/work/shared/specs/memcheck.md, seed 000) re-implemented over rtm heaps.
+ * (Xenomai's smokey memcheck test, described in docs/METHODS.md)
+ * re-implemented over rtm heaps.
  * Shared by the driver (memcheck.c), one run (memcheck_run.c), the
  * arithmetic reference (memcheck_ideal.c) and the report (memcheck_report.c).
  *
@@ -131,7 +132,7 @@ typedef struct mc_overall {
 } mc_overall;
 
 mc_overall mc_overall_of(const mc_phase *ph);
-/* Prints a phase in seed 000's layout: legend, four sorted views, overall. */
+/* Prints a phase in Xenomai's memcheck layout: legend, four sorted views, overall. */
 void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_results);
 /* Prints one heap's summary: arenas, overall blocks, published figures,
  * limits, targets (TLSF's, from the issue), failures. */

@@ -2,8 +2,8 @@
  * memcheck_heap.c -- the heap of one memcheck run: which heap is created,
  * over how large an arena, and how it is torn down (memcheck.h).
  *
- * memcheck.md asks for a heap that offers heap_size usable bytes and not
- * much more (more would flatter OVRH%), which is what Xenomai's
+ * The method (docs/METHODS.md) wants a heap that offers heap_size usable
+ * bytes and not much more (more would flatter OVRH%), which is what Xenomai's
  * get_arena_size() gives each of its heaps. Our equivalent, per kind:
  *
  *   general heaps (tlsf, buddy, halffit, slab, heapmem, pshared):

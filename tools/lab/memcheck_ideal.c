@@ -4,7 +4,7 @@
  * contiguously from the start of the heap) given the same heap size, block
  * size and free order kind as the real run.
  *
- * memcheck.md states the phase averages of this model (random overhead
+ * docs/METHODS.md states the phase averages of this model (random overhead
  * 10.5 %, random fragmentation 12.7 %, power-of-two fragmentation 39.7 %).
  * Computing it on our own runs puts the limit for exactly the block sizes
  * this seed drew beside our figures, and checks the published limits.

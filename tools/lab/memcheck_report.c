@@ -1,5 +1,5 @@
 /*
- * memcheck_report.c -- the memcheck output: each phase in seed 000's layout
+ * memcheck_report.c -- the memcheck output: each phase in Xenomai's layout
  * (legend, four sorted views, "overall"), then a summary that puts our
  * overall figures beside the published Xenomai ones (RK3562), the limits
  * arithmetic allows, and the issue's targets as PASS/FAIL; and the JSON.
@@ -9,7 +9,7 @@
  * --max-results -1 every row is printed, sorted by heap size as Xenomai does.
  *
  * The published figures and the targets below are reference constants from
- * memcheck.md and the issue, printed as such; nothing we measure is
+ * docs/METHODS.md and the issue, printed as such; nothing we measure is
  * hard-coded.
  */
 #include <math.h>
@@ -28,7 +28,7 @@ typedef struct published {
     double worst_a, worst_f, avg_a, avg_f, overhead, frag;
 } published;
 
-/* memcheck.md, from seed 000: Rockchip RK3562, Linux 5.10 + Xenomai 3.2.4. */
+/* Xenomai's smokey memcheck figures: Rockchip RK3562, Linux 5.10 + Xenomai 3.2.4. */
 static const published xenomai[] = {
     {"coreheap", "pow2", 3.2, 2.6, 0.6, 0.6, 0.0, 36.1},
     {"heapmem", "pow2", 8.8, 6.1, 0.4, 0.5, 0.0, 40.1},
@@ -40,7 +40,7 @@ static const published xenomai[] = {
     {"pshared", "random", 2.3, 3.5, 0.7, 0.9, 13.9, 11.9},
 };
 
-/* memcheck.md, "What arithmetic allows". */
+/* docs/METHODS.md, "What arithmetic allows". */
 #define LIMIT_RANDOM_OVERHEAD 10.5
 #define LIMIT_RANDOM_FRAG     12.7
 #define LIMIT_POW2_FRAG       39.7
@@ -249,7 +249,7 @@ static void print_side_by_side(const mc_phase *pow2, const mc_phase *rnd)
 
 static void print_published(const char *algorithm, const mc_phase *pow2, const mc_phase *rnd)
 {
-    printf("\nbeside the published figures (Xenomai 3.2.4 on a Rockchip RK3562, seed 000; every "
+    printf("\nbeside the published figures (Xenomai 3.2.4's memcheck on a Rockchip RK3562; every "
            "time includes that platform's clock reads, ours include ours):\n");
     printf("  %-22s %-7s %14s %14s %7s %7s\n", "heap", "phase", "worst A/F us", "avg A/F us",
            "OVRH%", "FRAG%");
@@ -276,7 +276,7 @@ static void print_published(const char *algorithm, const mc_phase *pow2, const m
 static void print_limits(const mc_phase *pow2, const mc_phase *rnd)
 {
     mc_overall p = mc_overall_of(pow2), r = mc_overall_of(rnd);
-    printf("\nwhat arithmetic allows (memcheck.md; an ideal heap: no header, no rounding, "
+    printf("\nwhat arithmetic allows (docs/METHODS.md; an ideal heap: no header, no rounding, "
            "contiguous blocks):\n");
     printf("  random phase overhead %.1f %%, random phase fragmentation %.1f %%, power-of-two "
            "fragmentation %.1f %%\n",

@@ -1,6 +1,6 @@
 /*
  * memcheck_run.c -- one memcheck run (heap_size, block_size, flags), step by
- * step as memcheck.md describes it:
+ * step as docs/METHODS.md describes it:
  *
  *   1. a fresh heap over the arena for heap_size; maxblocks = heap/block
  *   2. timed alloc loop until the first failure (the failing call counts in

@@ -9,9 +9,10 @@
  * allocator, the minimum (the least disturbed run) and the median, and the
  * spread max/min that says how disturbed the machine was.
  *
- * --sweep (seed 003's curves) has its own schedule in random_sweep.c; the
- * options, the allocator list, the clock and the children's command line
- * are shared from here.
+ * --sweep (the window sweep of the TLSF/xvmalloc/zsmalloc study, see
+ * docs/METHODS.md) has its own schedule in random_sweep.c; the options, the
+ * allocator list, the clock and the children's command line are shared from
+ * here.
  */
 #include <errno.h>
 #include <sched.h>
@@ -41,11 +42,12 @@ static void usage(FILE *f)
             "usage: rtmem bench random [options]\n"
             "       rtmem bench random --sweep [options]\n"
             "\n"
-            "Seed 003's random-replace loop: fill SLOTS blocks, then each iteration frees a\n"
-            "random slot's block and allocates a random size in [MIN, MAX) into it. rtm heaps\n"
-            "run over a pre-faulted region; peers run in child processes with LD_PRELOAD\n"
-            "(verified in the child). Rounds are interleaved across allocators. Refused\n"
-            "allocations are counted and shown, never timed as fast iterations.\n"
+            "The random-replace loop of the TLSF/xvmalloc/zsmalloc study (docs/METHODS.md):\n"
+            "fill SLOTS blocks, then each iteration frees a random slot's block and allocates\n"
+            "a random size in [MIN, MAX) into it. rtm heaps run over a pre-faulted region;\n"
+            "peers run in child processes with LD_PRELOAD (verified in the child). Rounds are\n"
+            "interleaved across allocators. Refused allocations are counted and shown, never\n"
+            "timed as fast iterations.\n"
             "\n"
             "  --slots N          live blocks (default 10000)\n"
             "  --iterations N     replacements per pass (default 2000000; --quick: 100000)\n"
@@ -70,10 +72,10 @@ static void usage(FILE *f)
             "                     (docs/schema/bench_random.schema.json)\n"
             "  --help             this text\n"
             "\n"
-            "--sweep: seed 003's curves. For each window start x = 0, STEP, ... <= MAX, every\n"
-            "allocator runs the loop with requests in [x, x+64) (x = 0: [1, 64), a 0-byte\n"
-            "request being no allocation), one child per allocator and round running all\n"
-            "windows: fill untimed, then N timed replacements; ns per free+alloc pair,\n"
+            "--sweep: the study's window sweep. For each window start x = 0, STEP, ... <= MAX,\n"
+            "every allocator runs the loop with requests in [x, x+64) (x = 0: [1, 64), a\n"
+            "0-byte request being no allocation), one child per allocator and round running\n"
+            "all windows: fill untimed, then N timed replacements; ns per free+alloc pair,\n"
             "refusals and (rtm heaps) used/free bytes per window.\n"
             "  --sweep-step BYTES  distance between window starts, a multiple of %u\n"
             "                     (default %u; --quick: %u)\n"

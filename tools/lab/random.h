@@ -1,7 +1,8 @@
 /*
- * random.h -- `rtmem bench random`: seed 003's random-replace benchmark,
- * the pieces shared by the parent (random.c, random_report.c), the child
- * (random_child.c) and the window sweep (random_sweep.h).
+ * random.h -- `rtmem bench random`: the random-replace benchmark of the
+ * TLSF/xvmalloc/zsmalloc study (docs/METHODS.md), the pieces shared by the
+ * parent (random.c, random_report.c), the child (random_child.c) and the
+ * window sweep (random_sweep.h).
  *
  * Process model: the parent measures nothing itself. For every round and
  * every allocator it re-executes this program (/proc/self/exe) as a child

@@ -1,5 +1,5 @@
 /*
- * random_child.c -- one run of seed 003's random-replace loop
+ * random_child.c -- one run of the random-replace loop
  * (random_loop.h), in a child process, for one allocator; and the parser of
  * result lines, which the sweep (random_sweep_child.c) shares.
  *
@@ -12,7 +12,8 @@
  *      free and around the alloc (+touch), clock cost subtracted, into one
  *      histogram per operation: p50 ... p99.99 and max for each.
  * A refused allocation (NULL) is counted and reported; it is never a fast
- * iteration in disguise (seed 003's trap): the parent excludes such a run.
+ * iteration in disguise (the trap the TLSF/xvmalloc/zsmalloc study fell
+ * into): the parent excludes such a run.
  *
  * The real-time setup (rt.h) comes after the region is mapped and
  * pre-faulted and before the first pass: mlockall(MCL_CURRENT) then locks
@@ -72,8 +73,8 @@ static __attribute__((noinline)) void run_libc(rl_loop *s, uint64_t n, run_out *
 }
 
 /* A private anonymous region, every page written before the clock starts:
- * TLSF manages memory handed over at init (seed 003: add_pool up front is
- * faster and steadier than growing on demand). */
+ * TLSF manages memory handed over at init (the TLSF/xvmalloc/zsmalloc study
+ * found add_pool up front faster and steadier than growing on demand). */
 static void *prefaulted_region(uint64_t bytes)
 {
     void *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,

@@ -1,9 +1,10 @@
 /*
- * random_loop.h -- seed 003's random-replace loop, written once for the two
- * child programs of `rtmem bench random`: the single run (random_child.c)
- * and the window sweep (random_sweep_child.c).
+ * random_loop.h -- the random-replace loop of the TLSF/xvmalloc/zsmalloc
+ * study (docs/METHODS.md), written once for the two child programs of
+ * `rtmem bench random`: the single run (random_child.c) and the window sweep
+ * (random_sweep_child.c).
  *
- * The loop (seed 003, after tlsf-bsd's bench.c): `nslots` blocks are
+ * The loop (the study's, after tlsf-bsd's bench.c): `nslots` blocks are
  * allocated first; then each iteration picks a random slot, frees its block
  * and allocates a block of random size in [min, min + span) into it. The
  * first byte of every block is written, so that memory an allocator maps
@@ -11,7 +12,7 @@
  *
  * A refused allocation (NULL) leaves the slot empty and is counted; the
  * caller reports the count and never lets such a run pass for a fast one
- * (seed 003's trap: its TLSF curve dropped where the pool ran out).
+ * (the study's trap: its TLSF curve dropped where the pool ran out).
  *
  * Every pass is always_inline and takes a constant `ops`: instantiated in a
  * noinline function with rtm_ops or libc_ops, the indirect calls become

@@ -160,7 +160,7 @@ static void print_header(const random_bench *b)
 {
     const random_opts *o = b->o;
     machine_print(stdout, &b->m);
-    printf("== rtmem bench random: seed 003's random-replace loop\n");
+    printf("== rtmem bench random: the TLSF/xvmalloc/zsmalloc study's random-replace loop\n");
     printf("slots %llu, sizes [%llu, %llu) bytes, %llu iterations per pass, %llu interleaved "
            "rounds, seed %llu (round r uses seed+r-1)\n",
            (unsigned long long)o->slots, (unsigned long long)o->min, (unsigned long long)o->max,

@@ -1,8 +1,9 @@
 /*
- * random_sweep.h -- `rtmem bench random --sweep`: seed 003's curves of the
+ * random_sweep.h -- `rtmem bench random --sweep`: the curves of the
+ * TLSF/xvmalloc/zsmalloc study (docs/METHODS.md), the time of the
  * random-replace loop against the request size.
  *
- * Seed 003 ran its loop (10,000 slots, sizes drawn from [x, x+64)) for every
+ * The study ran its loop (10,000 slots, sizes drawn from [x, x+64)) for every
  * window start x = 0, 64, ..., 16,320 and plotted the average time of one
  * free+alloc pair against x, per allocator. Here:
  *
@@ -18,7 +19,7 @@
  *     per window the report gives the minimum and the median over rounds;
  *   - a window in which any allocation was refused is counted, shown and
  *     marked, and its time is left out of the curve: a refused allocation
- *     skips the work, so its time is seed 003's fake speed-up.
+ *     skips the work, so its time is the study's fake speed-up.
  *
  * Window x = 0 draws from [1, 64), not [0, 64): C lets malloc(0) return
  * NULL or a unique pointer and rtm_alloc(0) returns a minimum block, so a
@@ -39,7 +40,7 @@
 
 #include "random.h"
 
-#define SWEEP_WIDTH        64u /* every window is [x, x + 64), as in seed 003  */
+#define SWEEP_WIDTH        64u /* every window is [x, x + 64), as in the study */
 #define SWEEP_GRANULE      8u  /* window starts are multiples of this (below)  */
 #define SWEEP_DEFAULT_STEP 64u
 #define SWEEP_DEFAULT_MAX  16320u
@@ -57,7 +58,7 @@
 /* --- random_sweep_plan.c: pure functions (unit-tested) ------------------ */
 
 typedef struct sweep_window {
-    uint64_t x;      /* the window's start, as seed 003 plots it */
+    uint64_t x;      /* the window's start, as the study plots it */
     uint64_t lo, hi; /* requests are drawn from [lo, hi)         */
 } sweep_window;
 

@@ -7,7 +7,7 @@
  * Text is compact (about 16 windows, then the maximum and mean over all
  * windows); the JSON has every window, as parallel arrays per allocator
  * (x in "windows", values in the allocator) so that a plotting script draws
- * seed 003's figure with one plot() per allocator. A window with a refusal
+ * the study's figure (docs/METHODS.md) with one plot() per allocator. A window with a refusal
  * has no time (null, "R" in text): it is counted, shown and marked, never
  * drawn as fast.
  */
@@ -114,8 +114,8 @@ static void print_header(const sweep_bench *s)
     const random_opts *o = s->b.o;
     sweep_window last = sweep_window_at(o->sweep_step, s->nwin - 1);
     machine_print(stdout, &s->b.m);
-    printf("== rtmem bench random --sweep: seed 003's random-replace loop, one curve per "
-           "allocator\n");
+    printf("== rtmem bench random --sweep: the TLSF/xvmalloc/zsmalloc study's random-replace "
+           "loop, one curve per allocator\n");
     printf("slots %llu; windows [x, x+%u) for x = 0, %llu, ..., %llu (%zu windows; x = 0 draws "
            "from [1, %u): a 0-byte request is no allocation)\n",
            (unsigned long long)o->slots, SWEEP_WIDTH, (unsigned long long)o->sweep_step,

@@ -1,7 +1,7 @@
 /*
  * rt.h -- the real-time setup of a measuring process, when permitted:
- * memory locked (mlockall), SCHED_FIFO, one pinned CPU. memcheck.md asks
- * for it and asks to say plainly what was not permitted.
+ * memory locked (mlockall), SCHED_FIFO, one pinned CPU, as Xenomai's smokey
+ * memcheck test runs (docs/METHODS.md), saying plainly what was not permitted.
  */
 #ifndef RTM_BENCH_RT_H
 #define RTM_BENCH_RT_H

@@ -61,6 +61,6 @@ add_executable(lab_limits_probe_test ${CMAKE_CURRENT_SOURCE_DIR}/limits_probe_te
                                      ${CMAKE_CURRENT_SOURCE_DIR}/limits_probe.c)
 target_compile_definitions(lab_limits_probe_test PRIVATE LIMITS_PROBE_TEST_MAIN _GNU_SOURCE)
 target_include_directories(lab_limits_probe_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
-                                                         ${CMAKE_SOURCE_DIR}/include)
+                                                         ${PROJECT_SOURCE_DIR}/include)
 target_compile_options(lab_limits_probe_test PRIVATE ${RTMEM_WARNINGS})
 add_test(NAME lab.limits.probe COMMAND lab_limits_probe_test)

@@ -7,7 +7,7 @@
 lab_expect(random.sweep.quick 0 bench random --sweep --quick)
 set_tests_properties(lab.random.sweep.quick PROPERTIES TIMEOUT 120)
 
-# Seed 003's trap: an rtm heap too small for the larger windows must show
+# The TLSF/xvmalloc/zsmalloc study's trap: an rtm heap too small for the larger windows must show
 # its refusals (counted, the window marked) and still exit 0, never print a
 # fast time for them. The script prints the report (exit 0 expected), so the
 # regular expressions see it; FAIL catches the script's wrong-status text.

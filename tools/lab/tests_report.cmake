@@ -18,20 +18,20 @@
 # call) and the one Debian's python3-matplotlib installs into.
 find_program(RTMEM_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(RTMEM_PYTHON3 NAMES python3)
-set(lab_json_script ${CMAKE_SOURCE_DIR}/tests/report/quick_json.sh)
-set(lab_json_dir ${CMAKE_BINARY_DIR}/lab-json)
+set(lab_json_script ${PROJECT_SOURCE_DIR}/tests/report/quick_json.sh)
+set(lab_json_dir ${PROJECT_BINARY_DIR}/lab-json)
 
 # lab_json(name schema-stem command words...)
 function(lab_json name stem)
   set(json ${lab_json_dir}/${name}.json)
   add_test(NAME lab.json.${name}.run
-           COMMAND sh ${lab_json_script} run $<TARGET_FILE:rtmem> ${CMAKE_SOURCE_DIR} ${stem}
+           COMMAND sh ${lab_json_script} run $<TARGET_FILE:rtmem> ${PROJECT_SOURCE_DIR} ${stem}
                    ${json} ${ARGN})
   add_test(NAME lab.json.${name}.schema
-           COMMAND sh ${lab_json_script} schema "${RTMEM_PYTHON3}" ${CMAKE_SOURCE_DIR} ${json}
+           COMMAND sh ${lab_json_script} schema "${RTMEM_PYTHON3}" ${PROJECT_SOURCE_DIR} ${json}
                    ${stem})
   add_test(NAME lab.json.${name}.sane
-           COMMAND sh ${lab_json_script} sane "${RTMEM_PYTHON3}" ${CMAKE_SOURCE_DIR} ${json})
+           COMMAND sh ${lab_json_script} sane "${RTMEM_PYTHON3}" ${PROJECT_SOURCE_DIR} ${json})
   set_tests_properties(lab.json.${name}.run PROPERTIES FIXTURES_SETUP lab_json_${name}
                        SKIP_RETURN_CODE 77 TIMEOUT 300 LABELS lab-json)
   set_tests_properties(lab.json.${name}.schema lab.json.${name}.sane

@@ -90,7 +90,7 @@ lab_expect(threads.misuse.negative 2 bench threads --ntimes -5)
 lab_expect(threads.misuse.unknown-bench 2 bench threads --bench seed002,nosuch)
 lab_expect(threads.misuse.unknown-option 2 bench threads --bogus)
 
-# Unit test of the pure pieces: list parsers, seed 002's sizes, the result
+# Unit test of the pure pieces: list parsers, the pool benchmark's sizes, the result
 # line, ratios and summaries.
 add_executable(lab_threads_unit ${CMAKE_CURRENT_SOURCE_DIR}/threads_unit.c
                                 ${CMAKE_CURRENT_SOURCE_DIR}/threads_parse.c

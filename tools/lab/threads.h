@@ -1,7 +1,8 @@
 /*
- * threads.h -- `rtmem bench threads`: seed 002's multi-thread malloc
- * benchmark and a producer/consumer cross-thread benchmark; the pieces
- * shared by the parent (threads.c, threads_report.c), the child
+ * threads.h -- `rtmem bench threads`: the tcmalloc-style pool benchmark
+ * (multi-thread malloc, "seed002" in --bench and the JSON; docs/METHODS.md)
+ * and a producer/consumer cross-thread benchmark; the pieces shared by the
+ * parent (threads.c, threads_report.c), the child
  * (threads_child.c, threads_seed.c, threads_pc.c, threads_lock.c) and the
  * pure helpers (threads_parse.c, unit-tested by threads_unit.c).
  *
@@ -16,24 +17,24 @@
  * per-process high-water mark: two measurements in one process would share
  * it, and one allocator's heap would warm the next measurement.
  *
- * Definitions (seed 002, BenchmarkMalloc): each of N threads does `rounds`
+ * Definitions (the pool benchmark's BenchmarkMalloc): each of N threads does `rounds`
  * rounds; a round allocates `ntimes` blocks of (16 + i) % 8192 + 1 bytes
  * (i = 0 .. ntimes-1), timing the allocation loop, then frees them in the
  * same order, timing the free loop.
  *   malloc time = sum over threads and rounds of the allocation loops'
- *                 durations (seed 002's malloc_costtime);
+ *                 durations (the original's malloc_costtime);
  *   free time   = the same for the free loops (free_costtime);
  *   wall time   = from the release of all threads (a barrier) to the last
  *                 join: what the benchmark costs the process.
- * The seed timed with clock(), which under MSVC (where it ran) is elapsed
+ * The original timed with clock(), which under MSVC (where it ran) is elapsed
  * time; here each loop is timed with CLOCK_MONOTONIC, the same quantity.
- * The seed never writes its blocks; nor does this loop unless --seed-write
+ * The original never writes its blocks; nor does this loop unless --seed-write
  * asks for it. Then peak RSS says little about the blocks: an allocator
  * whose metadata lives outside its blocks never faults their pages in. So
  * the RSS target is judged on producer/consumer (every byte written) and on
  * seed002 only under --seed-write.
  * With more threads than CPUs a loop's duration includes time its thread
- * waited for a CPU, as in the seed; the wall time does not double-count it.
+ * waited for a CPU, as in the original; the wall time does not double-count it.
  */
 #ifndef RTM_LAB_THREADS_H
 #define RTM_LAB_THREADS_H
@@ -147,8 +148,8 @@ typedef struct tr_bench {
 /* --- threads.c ------------------------------------------------------------ */
 int threads_main(int argc, char **argv);
 
-/* Seed 002's request size for index i: (16 + i) % 8192 + 1. Inline: it
- * sits in the timed loop, as in the seed. */
+/* The pool benchmark's request size for index i: (16 + i) % 8192 + 1.
+ * Inline: it sits in the timed loop, as in the original. */
 static inline size_t tr_seed_size(uint64_t i) { return (size_t)((16u + i) % 8192u + 1u); }
 
 /* --- threads_parse.c: pure helpers (no allocator, no I/O) ------------------ */
@@ -167,7 +168,7 @@ int tr_split_names(const char *text, char out[][TR_NAME_MAX], size_t max_n, size
 size_t tr_seed_max_size(uint64_t ntimes);
 /* Bytes one thread holds at the end of its allocation loop. */
 uint64_t tr_seed_live_bytes(uint64_t ntimes);
-/* Region of a locked rtm heap for the seed benchmark: every thread's
+/* Region of a locked rtm heap for the pool benchmark (seed002): every thread's
  * ntimes blocks at the most any rtm heap takes for the largest request (a
  * header, rounded up to a power of two, at least a 4096-byte buddy page),
  * plus 4 MiB. Mapped without reserve: only what the heap touches becomes

@@ -1,6 +1,6 @@
 /*
  * threads_parse.c -- the pure pieces of `rtmem bench threads` (threads.h):
- * the strict list parsers behind --threads and --allocators, seed 002's size
+ * the strict list parsers behind --threads and --allocators, the pool benchmark's size
  * formula and the region sizes derived from it, the result line's fields.
  *
  * Kept apart from everything that allocates, spawns or prints so that the

@@ -250,8 +250,8 @@ static verdict judge_overall(const tr_bench *b, enum target t)
 static void print_header(const tr_bench *b)
 {
     const threads_opts *o = b->o;
-    printf("== rtmem bench threads: seed 002's multi-thread malloc benchmark and producer/"
-           "consumer\n");
+    printf("== rtmem bench threads: the tcmalloc-style pool benchmark (seed002) and "
+           "producer/consumer\n");
     machine_print(stdout, &b->m);
     printf("%s\n", b->rt_note);
     printf("threads/pairs %s; %llu interleaved runs per measurement, each a child process\n",
@@ -261,7 +261,7 @@ static void print_header(const tr_bench *b)
                "then frees in order (%s)\n",
                (unsigned long long)o->rounds, (unsigned long long)o->ntimes,
                o->seed_write ? "--seed-write: every byte written in the timed loop"
-                             : "blocks not written, as in the seed; RSS not judged on it");
+                             : "blocks not written, as in the original; RSS not judged on it");
     if (o->bench_on[TR_PC])
         printf("pc: N producers + N consumers, %llu blocks per producer, sizes [%u, %u] "
                "(seed %llu), every byte written, queue of %u; every free is remote\n",
@@ -345,7 +345,7 @@ static void print_seed_row(const tr_bench *b, const tr_row *row, size_t ci)
 
 static void print_seed(const tr_bench *b)
 {
-    printf("\nseed002: wall time (ms: median, min, spread max/min), the seed's malloc and free "
+    printf("\nseed002: wall time (ms: median, min, spread max/min), the original's malloc and free "
            "times\n(ms: sums over threads and rounds, medians), peak RSS (MiB, median), "
            "speed-up over glibc (wall)\n");
     printf("%7s  %-14s %-13s %9s %9s %6s %10s %9s %9s %8s %7s %7s\n", "threads", "allocator",
@@ -569,7 +569,7 @@ static void json_definitions(json *j, const tr_bench *b)
     json_obj(j, "definitions");
     json_str(j, "malloc_time",
              "seed002: sum over threads and rounds of the elapsed time (CLOCK_MONOTONIC) of "
-             "each thread's allocation loop of ntimes calls (seed 002's malloc_costtime)");
+             "each thread's allocation loop of ntimes calls (the original's malloc_costtime)");
     json_str(j, "free_time", "seed002: the same sum for the free loops (free_costtime)");
     json_str(j, "wall_time",
              "from releasing all threads at once (after their untimed setup) to the last join");

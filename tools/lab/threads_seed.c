@@ -1,13 +1,13 @@
 /*
- * threads_seed.c -- seed 002's multi-thread benchmark, in the child
+ * threads_seed.c -- the tcmalloc-style pool benchmark (seed002), in the child
  * (threads.h has the definitions of malloc, free and wall time).
  *
- * Each worker, as BenchmarkMalloc in the seed: a pointer array of ntimes
- * entries (the seed's v.reserve(ntimes); made before the gate opens, so it
+ * Each worker, as BenchmarkMalloc in the original: a pointer array of ntimes
+ * entries (its v.reserve(ntimes); made before the gate opens, so it
  * is not timed); then for each round, ntimes allocations of
  * (16 + i) % 8192 + 1 bytes between two clock reads, and the ntimes frees in
  * the same order between two more. The blocks are not written, as in the
- * seed, unless --seed-write asks for every byte of each to be written
+ * original, unless --seed-write asks for every byte of each to be written
  * inside the timed allocation loop (threads.h says why that matters for
  * peak RSS). The four clock reads per round (CLOCK_MONOTONIC, ~20 ns each
  * through the vDSO) are nothing beside 10,000 calls, so nothing is

@@ -1,7 +1,7 @@
 /*
  * threads_unit.c -- unit test of the pure pieces of `bench threads`
  * (threads_parse.c) and of the summaries they feed (summary.c): the list
- * parsers on good and bad input, seed 002's sizes against a brute-force
+ * parsers on good and bad input, the pool benchmark's sizes against a brute-force
  * count, the result-line round trip, the ratio's refusals.
  *
  * Compiled only into the test executable lab_threads_unit

@@ -9,7 +9,8 @@
  * Why these states: a TLSF operation is a fixed sequence of bit scans, list
  * removals and insertions, a split or merges; what varies is which branches
  * each step takes. The scenarios force every branch the issue names:
- *   - random-replace: seed 003's benchmark, the typical mixture;
+ *   - random-replace: the TLSF/xvmalloc/zsmalloc study's benchmark loop
+ *     (docs/METHODS.md), the typical mixture;
  *   - split-huge, exact-fit, probe-fit, good-fit: every way an alloc finds
  *     its block (found in the rounded class or a higher first level, the
  *     exact-fit probe of the request's own list), with and without a split;
@@ -66,7 +67,7 @@ static int selftest(void)
     return 0;
 }
 
-/* --- random-replace (seed 003) ------------------------------------------ */
+/* --- random-replace (the TLSF/xvmalloc/zsmalloc study's loop) ----------- */
 
 #define RR_SLOTS 10000u
 #define RR_MIN   16u

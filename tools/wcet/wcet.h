@@ -93,7 +93,7 @@ typedef struct wcet_row_info {
 
 enum wcet_scenario {
     SC_SELFTEST,       /* the counter's own check, run first in every task  */
-    SC_RANDOM_REPLACE, /* seed 003: 10,000 slots, random sizes [16, 4096)   */
+    SC_RANDOM_REPLACE, /* the TLSF study's loop: 10,000 slots, [16, 4096)   */
     SC_SPLIT_HUGE,     /* small request split from one huge free block      */
     SC_EXACT_FIT,      /* the only free block has exactly the request's span */
     SC_PROBE_FIT,      /* good-fit search misses, own list's largest fits   */

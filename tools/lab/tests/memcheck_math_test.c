@@ -12,7 +12,7 @@
  *                 fragmentation); the ideal heap's reference.
  *
  * Every expectation is computed from the method's definitions
- * (/work/shared/specs/memcheck.md), not copied from a run.
+ * (docs/METHODS.md), not copied from a run.
  */
 #include <math.h>
 #include <stdio.h>
@@ -92,7 +92,7 @@ static mc_row row(size_t nrblocks, uint64_t asum, uint64_t amax, uint64_t fsum, 
     return r;
 }
 
-/* memcheck.md's overall block: worst = max of MAX, averages of MAX, of
+/* The method's overall block: worst = max of MAX, averages of MAX, of
  * AVG = sum / nrblocks, of OVRH% and FRAG%; rows in ns, block in us. */
 static void test_overall(void)
 {

@@ -25,7 +25,7 @@ static int failures;
 
 static void test_windows(void)
 {
-    /* Seed 003: x = 0, 64, ..., 16320 is 256 windows. */
+    /* The study's sweep: x = 0, 64, ..., 16320 is 256 windows. */
     CHECK(sweep_window_count(64, 16320) == 256);
     CHECK(sweep_window_count(1024, 16320) == 16); /* 0 .. 15360 */
     CHECK(sweep_window_count(64, 0) == 1);
