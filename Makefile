@@ -1,13 +1,22 @@
 # Thin wrapper over CMake. `make test` and `make bench` need nothing typed
-# before them on a fresh Debian machine: scripts/deps.sh installs what is
-# missing (as root) or says exactly what to install.
+# before them on a fresh Debian machine: they run scripts/deps.sh, which
+# installs what is missing (as root) or says exactly what to install.
+# `make build` (and plain `make`, `make format`, `make format-check`) never
+# installs anything: it only checks (scripts/deps.sh check) and names what
+# is missing.
 BUILD   ?= build
 JOBS    ?= 2
 CMAKE_FLAGS ?=
+# The scripts/deps.sh mode run before building: check (report only); test
+# and bench run the build with build and bench (install when root).
+DEPS    ?= check
 
-.PHONY: all build test bench format format-check deps-build deps-bench clean
+.PHONY: all build test bench format format-check deps deps-build deps-bench clean
 
 all: build
+
+deps:
+	@scripts/deps.sh $(DEPS)
 
 deps-build:
 	@scripts/deps.sh build
@@ -15,16 +24,18 @@ deps-build:
 deps-bench:
 	@scripts/deps.sh bench
 
-$(BUILD)/CMakeCache.txt: | deps-build
+$(BUILD)/CMakeCache.txt: | deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=Release $(CMAKE_FLAGS)
 
-build: deps-build $(BUILD)/CMakeCache.txt
+build: deps $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
 
-test: build
+test:
+	@$(MAKE) --no-print-directory build DEPS=build
 	ctest --test-dir $(BUILD) --output-on-failure -j $(JOBS)
 
-bench: deps-bench build
+bench:
+	@$(MAKE) --no-print-directory build DEPS=bench
 	scripts/bench.sh $(BUILD)
 
 format-check: build

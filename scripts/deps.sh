@@ -3,8 +3,11 @@
 # is missing. `build`: compiler, cmake, make. `bench`: also the peer
 # allocators the benchmark compares against (optional at run time: a missing
 # peer is reported as missing, never a crash). `ci`: also the cross compiler
-# for the freestanding check, 32-bit libraries for the -m32 run, and the
-# format/static-analysis tools.
+# for the freestanding check, 32-bit libraries for the -m32 run, pkg-config
+# for the consumer builds, and the format/static-analysis tools.
+# `check`: what `build` needs, only checked and reported, never installed
+# (`make build` runs this one: installing is left to `make test`,
+# `make bench` and this script called directly).
 set -euo pipefail
 what=${1:-build}
 
@@ -12,11 +15,11 @@ need_cmds=(cc cmake make)
 need_pkgs=(gcc cmake make)
 opt_pkgs=()
 case "$what" in
-  build) ;;
+  build|check) ;;
   bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib) ;;
-  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck
+  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite) ;;
-  *) echo "usage: scripts/deps.sh build|bench|ci" >&2; exit 2 ;;
+  *) echo "usage: scripts/deps.sh build|bench|ci|check" >&2; exit 2 ;;
 esac
 
 missing=()
@@ -30,6 +33,13 @@ for p in "${opt_pkgs[@]}"; do
 done
 
 [ ${#missing[@]} -eq 0 ] && [ ${#opt_missing[@]} -eq 0 ] && exit 0
+
+if [ "$what" = check ]; then
+  echo "deps: missing required packages: ${missing[*]}" >&2
+  echo "deps: \`make build\` installs nothing; \`make test\` installs them when run as root," \
+       "or: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive

@@ -10,6 +10,23 @@
 #ifndef RTM_CORE_BITS_H
 #define RTM_CORE_BITS_H
 
+/*
+ * Build-time configuration. A firmware build may put its settings in a
+ * header of its own and name it, as o1heap does:
+ *     -DRTM_CONFIG_HEADER='"rtm_config.h"'
+ * It is included here, before anything else of rtmem, so it can set any of:
+ *   RTM_FREESTANDING   1: no libc, no errno (default 0: hosted)
+ *   RTM_DEBUG          1: debug checks (foreign pointers, overwritten
+ *                      headers) and internal assertions (default 0)
+ *   RTM_ASSERT(cond)   what an internal assertion does (below)
+ *   RTM_TLSF_COUNT_STEPS  1: TLSF counts its loop steps (tests only)
+ * docs/FIRMWARE.md lists the files to copy into a build without CMake.
+ */
+#ifdef RTM_CONFIG_HEADER
+/* cppcheck-suppress preprocessorErrorDirective ; a computed include is the point */
+#include RTM_CONFIG_HEADER
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -77,6 +94,22 @@ RTM_INLINE int rtm_is_pow2(size_t x) { return x != 0 && (x & (x - 1)) == 0; }
 
 #ifndef RTM_DEBUG
 #define RTM_DEBUG 0
+#endif
+
+/* Internal invariants of the heaps (never the user's input: misuse is
+ * detected and reported without asserting). Off by default and free when
+ * off; on in debug builds, where a broken invariant is reported to the
+ * error handler as RTM_ERR_CHECK_FAILED and then traps, because the heap's
+ * memory can no longer be trusted. A build may define its own, e.g.
+ * `#define RTM_ASSERT(c) configASSERT(c)` in its RTM_CONFIG_HEADER. */
+void rtm_assert_failed(const char *what); /* core/error.c */
+#ifndef RTM_ASSERT
+#if RTM_DEBUG
+#define RTM_ASSERT(cond)                                                                           \
+    (RTM_LIKELY(cond) ? (void)0 : rtm_assert_failed(__FILE__ ": assertion failed: " #cond))
+#else
+#define RTM_ASSERT(cond) ((void)0)
+#endif
 #endif
 
 #endif /* RTM_CORE_BITS_H */

@@ -21,3 +21,11 @@ RTM_COLD void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr,
     if (user_handler)
         user_handler(kind, heap, ptr, detail, user_arg);
 }
+
+/* The default RTM_ASSERT of debug builds (core/bits.h): the handler hears
+ * of it, then the program stops where the invariant broke. */
+RTM_COLD void rtm_assert_failed(const char *what)
+{
+    rtm_report(RTM_ERR_CHECK_FAILED, NULL, NULL, what);
+    __builtin_trap();
+}

@@ -47,17 +47,30 @@ typedef struct rtm_heap_kind {
     const char *(*algorithm)(rtm_heap *h);                 /* NULL: the registry's name */
 } rtm_heap_kind;
 
-/* The descriptor of a kind word, or NULL. O(number of kinds), at most a
- * dozen compares; never called on TLSF's hot paths (core/heap.c). */
-const rtm_heap_kind *rtm_kind_find(uint32_t kind);
+/* Every kind's descriptor by slot (core/registry.c). A kind's slot is the
+ * low 4 bits of the first letter of its tag XOR the third ("TLS1":
+ * 'T' ^ 'S' -> 7): distinct for every kind rtmem has. Named algorithms are
+ * checked at compile time, registered kinds by rtm_kind_register(). */
+#define RTM_KIND_SLOTS      16u
+#define RTM_KIND_SLOT(word) (((word) ^ ((word) >> 16)) & (RTM_KIND_SLOTS - 1u))
+extern const rtm_heap_kind *rtm_kinds_by_slot[RTM_KIND_SLOTS];
+
+/* The descriptor of a kind word, or NULL: one load and one compare, no
+ * call. Never on TLSF's hot paths (core/heap.c). */
+static inline const rtm_heap_kind *rtm_kind_find(uint32_t kind)
+{
+    const rtm_heap_kind *k =
+        __atomic_load_n(&rtm_kinds_by_slot[RTM_KIND_SLOT(kind)], __ATOMIC_RELAXED);
+    return k != NULL && k->kind == kind ? k : NULL;
+}
 
 /* The registered name of a kind word ("tlsf", ...), or NULL for an unnamed
  * or unknown kind. */
 const char *rtm_kind_name(uint32_t kind);
 
 /* Adds a kind that is not in the registry (a layer over other heaps).
- * Idempotent and thread-safe; a kind word already known is not added twice.
- * Returns 0, or -1 when every extension slot is taken. */
+ * Idempotent and thread-safe. Returns 0, or -1 when another kind holds the
+ * slot of its kind word. */
 int rtm_kind_register(const rtm_heap_kind *kind);
 
 /*

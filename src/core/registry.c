@@ -7,32 +7,52 @@
  * picks the algorithm and the parameter goes to its create function.
  *
  * Adding an algorithm: its source file defines `rtm_kind_<name>`
- * (core/kind.h), and one entry goes into RTM_ALGORITHMS below; the list of
- * names (rtm_algorithms()) and the lookup by name and by kind word follow
- * from it. The order is the order rtm_algorithms() reports, and the order in
- * which the kind lookup tries them: the most used first.
+ * (core/kind.h), and one entry goes into RTM_ALGORITHMS below: its name and
+ * its kind word; the list of names (rtm_algorithms(), in this order) and the
+ * lookups by name and by kind word follow from it.
+ *
+ * Lookup by kind word is one load from a table of RTM_KIND_SLOTS entries
+ * indexed by the kind's slot (core/kind.h) and one compare, whatever the
+ * number of kinds. Two named algorithms with one slot would be two
+ * initialisers of one entry: a compile error below, and then the new kind
+ * takes another tag. Kinds registered at run time take their slot in the
+ * same table (the guarded heaps' "GRD1" has a slot of its own).
  */
 #include "core/kind.h"
 
-#define RTM_ALGORITHMS(X) X(tlsf) X(pool) X(buddy) X(halffit) X(slab) X(heapmem)
+/* A firmware build may list fewer (in its RTM_CONFIG_HEADER, core/bits.h)
+ * and compile only those heaps' sources: docs/FIRMWARE.md. */
+#ifndef RTM_ALGORITHMS
+#define RTM_ALGORITHMS(X)                                                                          \
+    X(tlsf, RTM_KIND_TLSF)                                                                         \
+    X(pool, RTM_KIND_POOL)                                                                         \
+    X(buddy, RTM_KIND_BUDDY)                                                                       \
+    X(halffit, RTM_KIND_HALFFIT)                                                                   \
+    X(slab, RTM_KIND_SLAB)                                                                         \
+    X(heapmem, RTM_KIND_HEAPMEM)
+#endif
 
-#define DECLARE_KIND(name) extern const rtm_heap_kind rtm_kind_##name;
+#define DECLARE_KIND(name, word) extern const rtm_heap_kind rtm_kind_##name;
 RTM_ALGORITHMS(DECLARE_KIND)
 
-#define KIND_ADDRESS(name) &rtm_kind_##name,
-#define KIND_NAME(name)    #name,
+#define KIND_ADDRESS(name, word) &rtm_kind_##name,
+#define KIND_NAME(name, word)    #name,
+#define KIND_BY_SLOT(name, word) [RTM_KIND_SLOT(word)] = &rtm_kind_##name,
 
 static const rtm_heap_kind *const builtin_kinds[] = {RTM_ALGORITHMS(KIND_ADDRESS)};
 static const char *const algorithm_names[] = {RTM_ALGORITHMS(KIND_NAME) NULL};
 
-#define BUILTIN_COUNT (sizeof builtin_kinds / sizeof builtin_kinds[0])
+/* Two kinds in one slot must not compile (see the file comment). The
+ * table is writable only for rtm_kind_register(); the descriptors it points
+ * to are const. */
+#if defined(__clang__)
+#pragma clang diagnostic error "-Winitializer-overrides"
+#elif defined(__GNUC__)
+#pragma GCC diagnostic error "-Woverride-init"
+#endif
+const rtm_heap_kind *rtm_kinds_by_slot[RTM_KIND_SLOTS] = {RTM_ALGORITHMS(KIND_BY_SLOT)};
 
-/* Kinds registered at run time. Slots fill once and never empty, so a
- * reader needs only an acquire load; compiler builtins rather than
- * <stdatomic.h> keep the file freestanding (on Cortex-M3/M4 they are
- * ldrex/strex, no library call). */
-#define EXTENSION_SLOTS 4u
-static const rtm_heap_kind *extension_kinds[EXTENSION_SLOTS];
+#define BUILTIN_COUNT (sizeof builtin_kinds / sizeof builtin_kinds[0])
 
 const char *const *rtm_algorithms(void) { return algorithm_names; }
 
@@ -71,32 +91,18 @@ const char *rtm_kind_name(uint32_t kind)
     return NULL;
 }
 
-const rtm_heap_kind *rtm_kind_find(uint32_t kind)
-{
-    for (size_t k = 0; k < BUILTIN_COUNT; k++)
-        if (builtin_kinds[k]->kind == kind)
-            return builtin_kinds[k];
-    for (size_t k = 0; k < EXTENSION_SLOTS; k++) {
-        const rtm_heap_kind *ext = __atomic_load_n(&extension_kinds[k], __ATOMIC_ACQUIRE);
-        if (ext == NULL)
-            break; /* slots fill in order */
-        if (ext->kind == kind)
-            return ext;
-    }
-    return NULL;
-}
-
+/* A slot fills once and never empties. The descriptor is const data that
+ * existed before the program started, so publishing its address needs no
+ * ordering beyond the compare-and-swap itself (readers load it relaxed).
+ * Builtins rather than <stdatomic.h> keep the file freestanding (on
+ * Cortex-M3/M4 they are ldrex/strex, no library call). */
 int rtm_kind_register(const rtm_heap_kind *kind)
 {
-    for (size_t k = 0; k < EXTENSION_SLOTS; k++) {
-        const rtm_heap_kind *expected = NULL;
-        if (__atomic_compare_exchange_n(&extension_kinds[k], &expected, kind, 0, __ATOMIC_ACQ_REL,
-                                        __ATOMIC_ACQUIRE))
-            return 0;
-        if (expected->kind == kind->kind)
-            return 0; /* already there (this thread or another put it) */
-    }
-    return -1;
+    const rtm_heap_kind **slot = &rtm_kinds_by_slot[RTM_KIND_SLOT(kind->kind)];
+    const rtm_heap_kind *expected = NULL;
+    if (__atomic_compare_exchange_n(slot, &expected, kind, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        return 0;
+    return expected->kind == kind->kind ? 0 : -1; /* already there, or taken */
 }
 
 int rtm_algo_size_param(const rtm_algo_spec *spec, size_t dflt, size_t *out)

@@ -19,7 +19,7 @@ find_program(RTMEM_PYTHON3 NAMES python3 PATHS /usr/bin NO_DEFAULT_PATH)
 find_program(RTMEM_PYTHON3 NAMES python3)
 set(report_dir ${CMAKE_CURRENT_LIST_DIR})
 set(report_fix ${report_dir}/fixtures)
-set(report_scripts ${CMAKE_SOURCE_DIR}/scripts)
+set(report_scripts ${PROJECT_SOURCE_DIR}/scripts)
 
 # report_test(name args...): a python3 test, or a skip when there is none.
 function(report_test name)

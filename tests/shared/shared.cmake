@@ -2,7 +2,7 @@
 # and of the TLSF crash recovery under them (src/heaps/tlsf_rebuild.c).
 # Threaded tests carry LABELS threads (the TSan stage runs them).
 rtmem_test_program(test_tlsf_rebuild shared/test_tlsf_rebuild.c rtmem_static)
-target_include_directories(test_tlsf_rebuild PRIVATE ${CMAKE_SOURCE_DIR}/src)
+target_include_directories(test_tlsf_rebuild PRIVATE ${PROJECT_SOURCE_DIR}/src)
 add_test(NAME shared_tlsf_rebuild COMMAND test_tlsf_rebuild)
 
 rtmem_test_program(test_locked shared/test_locked.c rtmem_static)
