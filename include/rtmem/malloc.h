@@ -22,11 +22,23 @@
  * request the page heap cannot serve calls the OS (never in real-time mode).
  *
  * Options, all read once at the first allocation (docs/MALLOC.md, "Options"):
- *   RTMEM_ARENA=<bytes>[k|m|g]  real-time mode with an arena of that size
- *   RTMEM_ARENA_THREADS=<n>     thread caches prepared in the arena (16)
+ *   RTMEM_ARENA=<digits>[k|m|g] real-time mode with an arena of that size
+ *                               (K, M, G too; at least 1m; arena and its
+ *                               metadata at most the machine's memory)
+ *   RTMEM_ARENA_THREADS=<n>     thread caches prepared in the arena (16;
+ *                               1 to 65536; read only with RTMEM_ARENA)
  *   RTMEM_DECAY_MS=<ms>         free pages returned to the OS after this
- *                               long unused (1000; 0 = at once; -1 = never)
- *   RTMEM_SHOW_STATS=1          print rtm_malloc_print_stats() at exit
+ *                               long unused (1000; 0 = at once; -1 = never;
+ *                               at most 2147483647)
+ *   RTMEM_SHOW_STATS=0|1        1: print rtm_malloc_print_stats() at exit
+ *   RTMEM_STATS_FILE=<path>     ... appended to this file instead of stderr
+ *                               (%p = the pid, %% = %)
+ * Values are parsed strictly (no sign, space, 0x, fraction or other
+ * suffix). A bad value gets one line on stderr (write(2), once). A bad or
+ * too large RTMEM_ARENA or RTMEM_ARENA_THREADS does not start real-time
+ * mode and makes every allocation fail with ENOMEM (never a silent
+ * fallback to normal mode); a bad RTMEM_DECAY_MS or RTMEM_SHOW_STATS
+ * leaves the default in force.
  */
 #ifndef RTMEM_MALLOC_H
 #define RTMEM_MALLOC_H
@@ -95,7 +107,9 @@ RTM_MALLOC_EXPORT void rtm_malloc_thread_flush(void);
  * cannot serve fails with ENOMEM and counts in arena_exhausted; nothing ever
  * falls back to the OS. Returns 0, or -1 with errno: EBUSY when the
  * allocator is already in use (or already in real-time mode), EINVAL for a
- * size too small (< 1 MiB), ENOMEM when the arena cannot be mapped. When
+ * size too small (< 1 MiB), ENOMEM when the arena and its metadata exceed
+ * the machine's physical memory (refused before anything is mapped) or the
+ * arena cannot be mapped; after ENOMEM every allocation fails. When
  * mlock fails (RLIMIT_MEMLOCK) the arena is still pre-faulted, arena_locked
  * is 0 and the call succeeds: the kernel may then swap it out.
  * RTMEM_ARENA=<size> in the environment does the same at the first
@@ -134,7 +148,8 @@ typedef struct rtm_malloc_stats_t {
 RTM_MALLOC_EXPORT rtm_malloc_stats_t rtm_malloc_stats(void);
 
 /** Writes a human-readable summary of rtm_malloc_stats() to the file
- *  descriptor (write(2) only: safe where stdio is not). */
+ *  descriptor (write(2) only: safe where stdio is not). The first line is
+ *  "rtmem-malloc stats: <program> [pid <n>]". */
 RTM_MALLOC_EXPORT void rtm_malloc_print_stats(int fd);
 
 /** Validates the allocator's structures that the calling thread can see

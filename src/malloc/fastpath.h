@@ -31,7 +31,7 @@ RTM_INLINE void *fast_alloc_class(unsigned cls, size_t size)
         if (RTM_LIKELY(b->count != 0))
             return b->slots[--b->count];
     }
-    void *p = rtmm_tc_alloc_slow(size);
+    void *p = RTM_LIKELY(tc != NULL) ? rtmm_tc_alloc_slow(size) : rtmm_alloc_first(size);
     return RTM_LIKELY(p != NULL) ? p : rtmm_fail();
 }
 
@@ -50,7 +50,7 @@ RTM_INLINE void *fast_malloc(size_t size)
             if (RTM_LIKELY(b->count != 0))
                 return b->slots[--b->count];
         }
-        void *p = rtmm_tc_alloc_slow(size);
+        void *p = RTM_LIKELY(tc != NULL) ? rtmm_tc_alloc_slow(size) : rtmm_alloc_first(size);
         return RTM_LIKELY(p != NULL) ? p : rtmm_fail();
     }
     return rtmm_alloc_large(size, 0);

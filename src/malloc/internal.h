@@ -5,8 +5,10 @@
  *
  * The layers, top down (a layer calls only layers below it):
  *
- *   malloc.c    API, fast paths, init, options, fork        (no lock)
- *     |
+ *   options.c   options, init, RT arena set-up, fork, exit   (init lock)
+ *   malloc.c    API, slow paths above the thread cache       (no lock)
+ *   stats.c     statistics and their printout
+ *     |         (fast paths: fastpath.h, inlined in malloc.c and dropin.c)
  *   tcache.c    per-thread caches: arrays of free blocks     (registry lock)
  *     |
  *   central.c   per size class: transfer cache + spans       (class locks)
@@ -19,8 +21,10 @@
  *     |
  *   os/pages.c  mmap, munmap, madvise, mlock, sched_yield
  *
- * Lock order: registry -> class (ascending) -> heap -> meta. No lock is
- * held across a call into libc other than os/pages.c.
+ * Lock order: init -> registry -> class (ascending) -> heap -> meta. No
+ * lock is held across a call into libc other than os/pages.c, except that
+ * initialisation writes its option messages (write(2)) and reads the
+ * machine's memory size (sysconf) under the init lock.
  */
 #ifndef RTM_MALLOC_INTERNAL_H
 #define RTM_MALLOC_INTERNAL_H
@@ -79,8 +83,10 @@ RTM_INLINE void lock_reset(rtmm_lock *l)
     atomic_store_explicit(&l->held, 0, memory_order_relaxed);
 }
 
-/* --- options and global state (malloc.c) --------------------------------- */
+/* --- options and global state (options.c) --------------------------------- */
 
+/* Set once, during initialisation (docs/MALLOC.md "Options"), read-only
+ * afterwards by every layer. */
 typedef struct rtmm_options {
     long decay_ms;      /* free runs purged after this long; -1 never        */
     size_t arena_bytes; /* real-time arena; 0 = normal mode                  */
@@ -89,14 +95,41 @@ typedef struct rtmm_options {
 } rtmm_options;
 
 extern rtmm_options rtmm_opt;
-extern int rtmm_rt_mode; /* 1 in real-time mode: no OS call after start-up */
-
-/* Counters the API keeps (relaxed atomics: slow paths only). */
-extern atomic_size_t rtmm_failed_allocs, rtmm_foreign_frees;
+/* 1 in real-time mode: no OS call after start-up. Also 1 when the mode was
+ * asked for and could not start (rtmm_init() then fails every time). */
+extern int rtmm_rt_mode;
 
 /* Makes sure the allocator is initialised; 0, or -1 (ENOMEM) when the
- * real-time arena could not be set up. */
+ * real-time mode was asked for and could not start (a bad RTMEM_ARENA or
+ * RTMEM_ARENA_THREADS, an arena larger than the machine's memory, or the
+ * arena could not be mapped). */
 int rtmm_init(void);
+/* The slow path of an allocation by a thread without a cache (its first):
+ * initialises the allocator if needed, then rtmm_tc_alloc_slow(); NULL
+ * when initialisation failed. The fast paths call it, so the layers below
+ * never call up into initialisation. */
+void *rtmm_alloc_first(size_t size);
+
+/* --- the API's counters (malloc.c) ------------------------------------------ */
+
+/* Relaxed atomics: slow paths only. */
+extern atomic_size_t rtmm_failed_allocs, rtmm_foreign_frees;
+
+/* --- text without stdio (stats.c) -------------------------------------------- */
+
+/* A line or a report built in a caller's buffer without stdio or
+ * allocation (both unsafe inside malloc and at exit) and written with
+ * write(2). Text beyond cap is dropped; n never exceeds cap. */
+typedef struct rtmm_text {
+    char *buf;
+    size_t cap, n;
+} rtmm_text;
+
+void rtmm_text_put(rtmm_text *t, const char *s);
+void rtmm_text_num(rtmm_text *t, uint64_t v);
+/* Writes buf[0 .. n) to fd, retrying short writes; errors are ignored
+ * (stderr may be closed). */
+void rtmm_text_write(const rtmm_text *t, int fd);
 
 /* --- size classes (sizeclass.c) ------------------------------------------- */
 
@@ -310,9 +343,11 @@ typedef struct tcache {
 extern _Thread_local tcache *rtmm_tc_self __attribute__((tls_model("initial-exec")));
 extern tcache rtmm_tc_dead;
 
-/* Slow paths of malloc.c's fast paths (noinline). The allocation one
- * takes the size, not the class: before initialisation the class table is
- * all zeros. */
+/* Slow paths of fastpath.h's fast paths (noinline). The allocation one
+ * is called only after initialisation (a thread's first allocation comes
+ * through rtmm_alloc_first(), which initialises); it takes the size, not
+ * the class, because for that first allocation the fast path could not
+ * look the class up (the table may still be filling in another thread). */
 void *rtmm_tc_alloc_slow(size_t size);
 void rtmm_tc_free_slow(void *p, unsigned cls);
 int rtmm_tc_init(void);

@@ -1,196 +1,16 @@
 /*
- * malloc/malloc.c -- the allocator's API (include/rtmem/malloc.h):
- * initialisation and options, the large and aligned paths, realloc,
- * calloc, trim, the real-time arena and the fork handlers. The hot paths
- * are in fastpath.h; the drop-in names (malloc, free, ...) in dropin.c.
- *
- * Initialisation happens at the first allocation, from any thread, under
- * init_lock: options from the environment, the size-class table, the
- * real-time arena if asked for, the central lists, the thread-exit key.
- * Nothing in it calls malloc, so it cannot recurse. pthread_atfork, which
- * may allocate in glibc, is called after the lock is released.
- *
- * Before initialisation every fast path falls through to a slow path by
- * construction: the thread-cache pointer is NULL and the class table and
- * page map are all zero.
+ * malloc/malloc.c -- the allocator's API (include/rtmem/malloc.h): the
+ * large and aligned paths, realloc, calloc, trim, check. The hot paths are
+ * in fastpath.h; the drop-in names (malloc, free, ...) in dropin.c;
+ * initialisation, options, the real-time arena's set-up and the fork
+ * handlers in options.c.
  */
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "malloc/fastpath.h"
-#include "os/pages.h"
 
-rtmm_options rtmm_opt = {1000, 0, 16, 0};
-int rtmm_rt_mode;
 atomic_size_t rtmm_failed_allocs, rtmm_foreign_frees;
-
-enum { INIT_NONE, INIT_DONE };
-static atomic_int init_state;
-static atomic_int atfork_state;
-static rtmm_lock init_lock;
-static int init_errno;    /* non-zero: the real-time arena failed; every
-                             allocation then fails (never a silent fallback) */
-static int arena_by_call; /* rtm_malloc_arena() set the options */
-
-/* --- options ---------------------------------------------------------------- */
-
-extern char **environ;
-
-/* getenv without libc's locale or allocation; environ may still be NULL
- * when the dynamic loader makes the first call. */
-static const char *env(const char *name)
-{
-    size_t n = strlen(name);
-    if (environ == NULL)
-        return NULL;
-    for (char **e = environ; *e != NULL; e++)
-        if (strncmp(*e, name, n) == 0 && (*e)[n] == '=')
-            return *e + n + 1;
-    return NULL;
-}
-
-/* "123", "64k", "16m", "1g"; 0 when malformed. */
-static size_t parse_size(const char *s)
-{
-    size_t v = 0;
-    if (s == NULL || *s < '0' || *s > '9')
-        return 0;
-    for (; *s >= '0' && *s <= '9'; s++)
-        v = v * 10u + (size_t)(*s - '0');
-    unsigned shift = *s == 'k' || *s == 'K'   ? 10u
-                     : *s == 'm' || *s == 'M' ? 20u
-                     : *s == 'g' || *s == 'G' ? 30u
-                                              : 0u;
-    if (shift && (v << shift) >> shift != v)
-        return 0;
-    return v << shift;
-}
-
-static void read_options(void)
-{
-    const char *v = env("RTMEM_DECAY_MS");
-    if (v != NULL)
-        rtmm_opt.decay_ms = v[0] == '-' ? -1 : (long)parse_size(v);
-    v = env("RTMEM_SHOW_STATS");
-    rtmm_opt.show_stats = v != NULL && v[0] == '1';
-    if (!arena_by_call) {
-        rtmm_opt.arena_bytes = parse_size(env("RTMEM_ARENA"));
-        size_t t = parse_size(env("RTMEM_ARENA_THREADS"));
-        if (t > 0 && t < 100000u)
-            rtmm_opt.arena_threads = (unsigned)t;
-    }
-}
-
-/* --- initialisation ------------------------------------------------------------ */
-
-static void fork_prepare(void);
-static void fork_parent(void);
-static void fork_child(void);
-
-/* Real-time mode: the metadata region (span records for the worst case of
- * one span per page, the thread caches, the transfer caches) and the
- * arena, both pre-faulted and locked. */
-static int setup_arena(void)
-{
-    size_t pages = rtmm_opt.arena_bytes >> PAGE_SHIFT;
-    size_t xfer = 0;
-    for (unsigned c = 1; c < rtmm_nclass; c++)
-        xfer += rtmm_class[c].xcap * sizeof(void *);
-    size_t meta = (pages + 16u) * ((sizeof(span) + 63u) & ~(size_t)63u) + xfer +
-                  (size_t)rtmm_opt.arena_threads * rtmm_tc_bytes() + ((size_t)1 << 20);
-    if (rtmm_meta_reserve(meta) != 0 || rtmm_heap_arena(rtmm_opt.arena_bytes) != 0)
-        return -1;
-    return 0;
-}
-
-static void init_locked(void)
-{
-    read_options();
-    rtmm_sizeclass_init();
-    if (rtmm_opt.arena_bytes != 0) {
-        rtmm_rt_mode = 1;
-        if (rtmm_opt.arena_bytes < ((size_t)1 << 20) || setup_arena() != 0)
-            init_errno = ENOMEM;
-    }
-    if (init_errno == 0 && rtmm_central_init() != 0)
-        init_errno = ENOMEM;
-    if (init_errno == 0 && rtmm_rt_mode)
-        rtmm_tc_prepare(rtmm_opt.arena_threads);
-    rtmm_tc_init();
-}
-
-RTM_NOINLINE int rtmm_init(void)
-{
-    if (RTM_LIKELY(atomic_load_explicit(&init_state, memory_order_acquire) == INIT_DONE))
-        return init_errno ? (errno = init_errno, -1) : 0;
-    lock_take(&init_lock);
-    if (atomic_load_explicit(&init_state, memory_order_relaxed) != INIT_DONE) {
-        init_locked();
-        atomic_store_explicit(&init_state, INIT_DONE, memory_order_release);
-    }
-    lock_give(&init_lock);
-    /* Outside every lock: glibc's pthread_atfork may call malloc. */
-    int expected = 0;
-    if (atomic_compare_exchange_strong(&atfork_state, &expected, 1))
-        (void)pthread_atfork(fork_prepare, fork_parent, fork_child);
-    return init_errno ? (errno = init_errno, -1) : 0;
-}
-
-int rtm_malloc_arena(size_t bytes, unsigned threads)
-{
-    lock_take(&init_lock);
-    int busy = atomic_load_explicit(&init_state, memory_order_relaxed) == INIT_DONE;
-    if (!busy) {
-        arena_by_call = 1;
-        rtmm_opt.arena_bytes = bytes;
-        rtmm_opt.arena_threads = threads ? threads : 16u;
-    }
-    lock_give(&init_lock);
-    if (busy) {
-        errno = EBUSY;
-        return -1;
-    }
-    if (bytes < ((size_t)1 << 20)) {
-        arena_by_call = 0;
-        rtmm_opt.arena_bytes = 0;
-        errno = EINVAL;
-        return -1;
-    }
-    return rtmm_init();
-}
-
-/* --- fork ------------------------------------------------------------------------ */
-
-/* Every lock, in the global order, so that the child starts with none held
- * by a thread that does not exist there. */
-static void fork_prepare(void)
-{
-    lock_take(&init_lock);
-    rtmm_tc_fork_lock(1);
-    rtmm_central_fork_lock(1);
-    rtmm_heap_fork_lock(1);
-    rtmm_meta_fork_lock(1);
-}
-
-static void fork_parent(void)
-{
-    rtmm_meta_fork_lock(0);
-    rtmm_heap_fork_lock(0);
-    rtmm_central_fork_lock(0);
-    rtmm_tc_fork_lock(0);
-    lock_give(&init_lock);
-}
-
-static void fork_child(void)
-{
-    rtmm_meta_fork_lock(-1);
-    rtmm_heap_fork_lock(-1);
-    rtmm_central_fork_lock(-1);
-    rtmm_tc_fork_lock(-1);
-    lock_reset(&init_lock);
-    rtmm_tc_fork_child();
-}
 
 /* --- slow paths ------------------------------------------------------------------ */
 
@@ -325,11 +145,9 @@ size_t rtm_malloc_trim(void)
     return rtmm_heap_purge(1);
 }
 
-void rtm_malloc_thread_flush(void)
-{
-    if (atomic_load_explicit(&init_state, memory_order_acquire) == INIT_DONE)
-        rtmm_tc_flush_self();
-}
+/* A thread with a cache went through initialisation; one without has
+ * nothing to flush. */
+void rtm_malloc_thread_flush(void) { rtmm_tc_flush_self(); }
 
 int rtm_malloc_check(void)
 {

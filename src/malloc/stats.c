@@ -1,10 +1,16 @@
 /*
  * malloc/stats.c -- rtm_malloc_stats() and its human printout, which
- * RTMEM_SHOW_STATS=1 prints at exit.
+ * RTMEM_SHOW_STATS=1 prints at exit (options.c), and the stdio-free text
+ * helpers both use.
  *
  * The printout uses write(2) and its own number formatting: stdio may
- * allocate, and at exit it may already be torn down.
+ * allocate, and at exit it may already be torn down. Its first line names
+ * the program and the process, because the printout usually lands in a
+ * log or a file shared by several processes (RTMEM_STATS_FILE with
+ * O_APPEND, a shell pipeline, a test runner).
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -47,21 +53,16 @@ rtm_malloc_stats_t rtm_malloc_stats(void)
 
 /* --- printing without stdio ----------------------------------------------------- */
 
-typedef struct out {
-    char buf[2048];
-    size_t n;
-} out;
-
-static void put(out *o, const char *s)
+void rtmm_text_put(rtmm_text *t, const char *s)
 {
     size_t k = strlen(s);
-    if (k > sizeof o->buf - o->n)
-        k = sizeof o->buf - o->n;
-    memcpy(o->buf + o->n, s, k);
-    o->n += k;
+    if (k > t->cap - t->n)
+        k = t->cap - t->n;
+    memcpy(t->buf + t->n, s, k);
+    t->n += k;
 }
 
-static void put_num(out *o, size_t v)
+void rtmm_text_num(rtmm_text *t, uint64_t v)
 {
     char tmp[24];
     size_t i = sizeof tmp;
@@ -70,72 +71,104 @@ static void put_num(out *o, size_t v)
         tmp[--i] = (char)('0' + v % 10u);
         v /= 10u;
     } while (v != 0 && i > 0);
-    put(o, tmp + i);
+    rtmm_text_put(t, tmp + i);
 }
 
-/* "name: 123456 B (120.5 MiB)" style, in KiB when large. */
-static void line(out *o, const char *name, size_t v, int bytes)
+void rtmm_text_write(const rtmm_text *t, int fd)
 {
-    put(o, "  ");
-    put(o, name);
-    put(o, ": ");
-    put_num(o, v);
-    if (bytes && v >= 10240u) {
-        put(o, " (");
-        put_num(o, v >> 10);
-        put(o, " KiB)");
-    }
-    put(o, "\n");
-}
-
-void rtm_malloc_print_stats(int fd)
-{
-    rtm_malloc_stats_t st = rtm_malloc_stats();
-    out o;
-    o.n = 0;
-    put(&o, "rtmem malloc statistics\n");
-    line(&o, "mapped bytes", st.mapped_bytes, 1);
-    line(&o, "resident bytes (upper bound)", st.resident_bytes, 1);
-    line(&o, "metadata bytes", st.metadata_bytes, 1);
-    line(&o, "in use bytes", st.in_use_bytes, 1);
-    line(&o, "small span bytes", st.small_span_bytes, 1);
-    line(&o, "thread cache bytes", st.thread_cache_bytes, 1);
-    line(&o, "central cache bytes", st.central_cache_bytes, 1);
-    line(&o, "large bytes", st.large_bytes, 1);
-    line(&o, "huge bytes", st.huge_bytes, 1);
-    line(&o, "page heap free bytes", st.page_heap_free_bytes, 1);
-    line(&o, "page heap purged bytes", st.page_heap_purged_bytes, 1);
-    line(&o, "purges (madvise)", st.purges, 0);
-    line(&o, "OS calls", st.os_calls, 0);
-    line(&o, "threads with a cache", st.threads, 0);
-    line(&o, "thread caches reclaimed", st.threads_reclaimed, 0);
-    line(&o, "failed allocations (ENOMEM)", st.failed_allocs, 0);
-    line(&o, "foreign frees ignored", st.foreign_frees, 0);
-    if (st.arena_bytes) {
-        line(&o, "real-time arena bytes", st.arena_bytes, 1);
-        line(&o, "real-time arena free bytes", st.arena_free_bytes, 1);
-        line(&o, "real-time arena exhausted", st.arena_exhausted, 0);
-        line(&o, "real-time arena locked", (size_t)st.arena_locked, 0);
-    }
-    put(&o, "  decay ms: ");
-    if (st.decay_ms < 0)
-        put(&o, "never");
-    else
-        put_num(&o, (size_t)st.decay_ms);
-    put(&o, "\n");
     size_t off = 0;
-    while (off < o.n) {
-        ssize_t w = write(fd, o.buf + off, o.n - off);
+    while (off < t->n) {
+        ssize_t w = write(fd, t->buf + off, t->n - off);
+        if (w < 0 && errno == EINTR)
+            continue;
         if (w <= 0)
             break;
         off += (size_t)w;
     }
 }
 
-/* RTMEM_SHOW_STATS=1: the printout at exit, to stderr. A destructor, not
- * atexit(): registering with atexit may allocate. */
-__attribute__((destructor)) static void show_stats_at_exit(void)
+/* "name: 123456 (120 KiB)" style, in KiB when large. */
+static void line(rtmm_text *o, const char *name, size_t v, int bytes)
 {
-    if (rtmm_opt.show_stats)
-        rtm_malloc_print_stats(2);
+    rtmm_text_put(o, "  ");
+    rtmm_text_put(o, name);
+    rtmm_text_put(o, ": ");
+    rtmm_text_num(o, v);
+    if (bytes && v >= 10240u) {
+        rtmm_text_put(o, " (");
+        rtmm_text_num(o, v >> 10);
+        rtmm_text_put(o, " KiB)");
+    }
+    rtmm_text_put(o, "\n");
+}
+
+/* The program's short name: glibc's program_invocation_short_name (the
+ * basename of argv[0], set before any constructor runs); elsewhere the
+ * kernel's /proc/self/comm (cut to 15 bytes); "?" when neither is there.
+ * Control characters become '?' (the line must stay one line). */
+static void put_program(rtmm_text *o)
+{
+    char name[64];
+    size_t n = 0;
+#if defined(__GLIBC__)
+    const char *p = program_invocation_short_name;
+    for (; p != NULL && p[n] != '\0' && n < sizeof name - 1u; n++)
+        name[n] = p[n];
+#endif
+    if (n == 0) {
+        int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+        ssize_t r = fd >= 0 ? read(fd, name, sizeof name - 1u) : -1;
+        if (fd >= 0)
+            (void)close(fd);
+        n = r > 0 ? (size_t)r : 0u;
+        while (n > 0 && name[n - 1u] == '\n')
+            n--;
+    }
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)name[i] < 0x20u || name[i] == 0x7f)
+            name[i] = '?';
+    name[n] = '\0';
+    rtmm_text_put(o, n ? name : "?");
+}
+
+void rtm_malloc_print_stats(int fd)
+{
+    rtm_malloc_stats_t st = rtm_malloc_stats();
+    char buf[4096];
+    rtmm_text text = {buf, sizeof buf, 0}, *o = &text;
+    rtmm_text_put(o, "rtmem-malloc stats: ");
+    put_program(o);
+    rtmm_text_put(o, " [pid ");
+    rtmm_text_num(o, (uint64_t)getpid());
+    rtmm_text_put(o, "]\n");
+    line(o, "mapped bytes", st.mapped_bytes, 1);
+    line(o, "resident bytes (upper bound)", st.resident_bytes, 1);
+    line(o, "metadata bytes", st.metadata_bytes, 1);
+    line(o, "in use bytes", st.in_use_bytes, 1);
+    line(o, "small span bytes", st.small_span_bytes, 1);
+    line(o, "thread cache bytes", st.thread_cache_bytes, 1);
+    line(o, "central cache bytes", st.central_cache_bytes, 1);
+    line(o, "large bytes", st.large_bytes, 1);
+    line(o, "huge bytes", st.huge_bytes, 1);
+    line(o, "page heap free bytes", st.page_heap_free_bytes, 1);
+    line(o, "page heap purged bytes", st.page_heap_purged_bytes, 1);
+    line(o, "purges (madvise)", st.purges, 0);
+    line(o, "OS calls", st.os_calls, 0);
+    line(o, "threads with a cache", st.threads, 0);
+    line(o, "thread caches reclaimed", st.threads_reclaimed, 0);
+    line(o, "failed allocations (ENOMEM)", st.failed_allocs, 0);
+    line(o, "foreign frees ignored", st.foreign_frees, 0);
+    if (st.arena_bytes) {
+        line(o, "real-time arena bytes", st.arena_bytes, 1);
+        line(o, "real-time arena free bytes", st.arena_free_bytes, 1);
+        line(o, "real-time arena exhausted", st.arena_exhausted, 0);
+        line(o, "real-time arena locked", (size_t)st.arena_locked, 0);
+    }
+    rtmm_text_put(o, "  decay ms: ");
+    if (st.decay_ms < 0)
+        rtmm_text_put(o, "never");
+    else
+        rtmm_text_num(o, (size_t)st.decay_ms);
+    rtmm_text_put(o, "\n");
+    rtmm_text_write(o, fd);
 }

@@ -1,6 +1,6 @@
 /*
  * malloc/tcache.c -- thread caches: per thread, per size class, a bounded
- * stack of free blocks. The fast paths in malloc.c pop and push on it with
+ * stack of free blocks. The fast paths (fastpath.h) pop and push on it with
  * no lock and no atomic; this file holds everything slower: creating a
  * cache at a thread's first allocation, refilling an empty bin and flushing
  * a full one (a batch to or from the central lists), and taking a cache
@@ -195,10 +195,11 @@ static void maybe_maintain(tcache *tc)
 
 /* --- slow paths ------------------------------------------------------------------- */
 
+/* Called only once the allocator is initialised: by the fast path of a
+ * thread that has a cache (its creation came after initialisation), or
+ * through rtmm_alloc_first() (options.c), which initialises first. */
 RTM_NOINLINE void *rtmm_tc_alloc_slow(size_t size)
 {
-    if (rtmm_init() != 0)
-        return NULL;
     unsigned cls = rtmm_class_index[class_slot(size)];
     tcache *tc = rtmm_tc_self;
     if (tc == NULL)

@@ -96,3 +96,16 @@ target_compile_definitions(pool_benchmark PRIVATE _GNU_SOURCE)
 set_target_properties(pool_benchmark PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
 add_test(NAME malloc_pool_benchmark_runs COMMAND pool_benchmark 2 2000 2)
 add_test(NAME malloc_pool_benchmark_pc_runs COMMAND pool_benchmark 2 2000 2 pc)
+
+# The options (docs/MALLOC.md, "Options"): every bad value of every
+# variable in a fresh process (a message, then the documented behaviour; a
+# huge arena refused, not pre-faulted into the OOM killer), the statistics'
+# program/pid line and RTMEM_STATS_FILE. Over the rtm_ API (every build),
+# and over malloc from librtmem-malloc.a (not with sanitizers).
+rtmem_malloc_test(test_malloc_options test_malloc_options.c rtmem_malloc_api)
+add_test(NAME malloc_options COMMAND test_malloc_options)
+if(NOT RTMEM_SANITIZE)
+  rtmem_malloc_test(test_malloc_options_dropin test_malloc_options.c rtmem_malloc_static)
+  target_compile_definitions(test_malloc_options_dropin PRIVATE OPTIONS_DROPIN=1)
+  add_test(NAME malloc_options_dropin COMMAND test_malloc_options_dropin)
+endif()

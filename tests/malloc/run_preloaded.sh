@@ -26,7 +26,7 @@ need() { command -v "$1" >/dev/null 2>&1 || skip "$1 is not installed"; }
 check_preload() {
     local err
     err=$(LD_PRELOAD=$lib RTMEM_SHOW_STATS=1 "$@" 2>&1 >/dev/null)
-    grep -q "rtmem malloc statistics" <<<"$err" \
+    grep -q "^rtmem-malloc stats: " <<<"$err" \
         || fail "LD_PRELOAD=$lib did not take effect in: $*"
 }
 
