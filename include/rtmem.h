@@ -39,6 +39,7 @@
 #include "rtmem/shared.h"
 #include "rtmem/slab.h"
 #include "rtmem/tlsf.h"
+#include "rtmem/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,36 +50,37 @@ typedef struct rtm_heap rtm_heap;
 
 /** Returns the NULL-terminated list of algorithm names rtm_heap_create()
  *  accepts. The list is static; never NULL. O(1), thread-safe. */
-const char *const *rtm_algorithms(void);
+RTM_API const char *const *rtm_algorithms(void);
 
 /** The smallest region (bytes) rtm_heap_create(algorithm, ...) accepts, or 0
  *  with errno EINVAL for an unknown algorithm. O(1), thread-safe. */
-size_t rtm_min_region(const char *algorithm);
+RTM_API size_t rtm_min_region(const char *algorithm);
 
 /** Creates a heap of the named algorithm over [mem, mem + bytes); the
  *  control structure is placed at the start of mem. Returns the handle (equal
  *  to mem rounded up to the heap's alignment) or NULL with errno EINVAL (NULL
- *  name or region, unknown name, region too small). O(1) for TLSF. */
-rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes);
+ *  name or region, unknown name, region too small, mem + bytes wrapping the
+ *  address space; nothing is written then). O(1) for TLSF. */
+RTM_API rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes);
 
 /** Adds another region to the heap. Returns 0, or -1 with errno EINVAL (NULL
  *  heap or region, region too small, region overlapping a pool) or ENOTSUP.
  *  O(1) for TLSF (O(pools) in debug builds, which check overlap). */
-int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes);
+RTM_API int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes);
 
 /** Forgets the heap. The regions belong to the caller again; no memory is
  *  released because none was acquired. NULL is ignored. O(1). */
-void rtm_heap_destroy(rtm_heap *h);
+RTM_API void rtm_heap_destroy(rtm_heap *h);
 
 /** Returns a block of at least size bytes aligned to RTM_ALIGN, or NULL with
  *  errno ENOMEM (nothing fits, or size beyond the algorithm's maximum) or
  *  EINVAL (NULL heap). rtm_alloc(h, 0) returns a unique minimum-size block.
  *  Bounded time: O(1) for TLSF. */
-void *rtm_alloc(rtm_heap *h, size_t size);
+RTM_API void *rtm_alloc(rtm_heap *h, size_t size);
 
 /** As rtm_alloc(), aligned to alignment (any power of two). EINVAL when the
  *  alignment is not a power of two. O(1) for TLSF. */
-void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size);
+RTM_API void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size);
 
 /** Resizes a block, in place when possible (growing into a free neighbour or
  *  shrinking), else by allocate-copy-free, keeping the alignment the block was
@@ -86,42 +88,42 @@ void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size);
  *  rtm_realloc(h, p, 0) frees p and returns NULL (errno untouched). On
  *  failure returns NULL with errno ENOMEM and p stays valid and unchanged.
  *  O(1) in place; O(size) when the data is copied. */
-void *rtm_realloc(rtm_heap *h, void *ptr, size_t size);
+RTM_API void *rtm_realloc(rtm_heap *h, void *ptr, size_t size);
 
 /** Frees a block. NULL is ignored. A pointer that is not a live block of this
  *  heap (when detected) is reported to the error handler and otherwise
  *  ignored, with errno EINVAL. O(1) for TLSF. */
-void rtm_free(rtm_heap *h, void *ptr);
+RTM_API void rtm_free(rtm_heap *h, void *ptr);
 
 /** The usable size of a live block (>= the size requested), or 0 for NULL.
  *  O(1). */
-size_t rtm_usable_size(rtm_heap *h, const void *ptr);
+RTM_API size_t rtm_usable_size(rtm_heap *h, const void *ptr);
 
 /** The heap's statistics; all zero with errno EINVAL for a NULL heap. O(1)
  *  for TLSF. */
-rtm_stats rtm_heap_stats(rtm_heap *h);
+RTM_API rtm_stats rtm_heap_stats(rtm_heap *h);
 
 /** Verifies every invariant of the heap (works in release builds). Returns 0
  *  when all hold, -1 with errno EINVAL for a NULL heap and EFAULT (reported
  *  to the error handler with what failed) for a corrupted heap. O(heap). */
-int rtm_heap_check(rtm_heap *h);
+RTM_API int rtm_heap_check(rtm_heap *h);
 
 /** The name of the algorithm the heap was created with (base name, without
  *  parameters), or NULL with errno EINVAL. O(1). */
-const char *rtm_heap_algorithm(rtm_heap *h);
+RTM_API const char *rtm_heap_algorithm(rtm_heap *h);
 
 /** Visitor for rtm_heap_walk(): called once per block in address order. */
 typedef void (*rtm_walker)(void *ptr, size_t usable, int used, void *arg);
 
 /** Visits every block of every pool. Returns 0, or -1 with errno EINVAL or
  *  ENOTSUP. O(blocks). */
-int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg);
+RTM_API int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg);
 
 /** Frees every block at once and returns each pool to one free block.
  *  Time is bounded by the number of pools and the size of the control
  *  structure, not by the number of blocks. Peak and failure counters are
  *  reset too. Returns 0, or -1 with errno EINVAL or ENOTSUP. */
-int rtm_heap_reset(rtm_heap *h);
+RTM_API int rtm_heap_reset(rtm_heap *h);
 
 #ifdef __cplusplus
 }

@@ -64,30 +64,31 @@ typedef struct rtm_buddy rtm_buddy; /* opaque; lives at the start of a region */
 #define RTM_BUDDY_MAX_ORDER 31u
 
 /** Bytes of the control structure (placed at the start of the region). */
-size_t rtm_buddy_control_size(void);
+RTM_API size_t rtm_buddy_control_size(void);
 
 /** The smallest region rtm_buddy_create(mem, bytes, page_size) accepts at
  *  any start address (one page), or 0 when page_size is not a power of two
  *  >= RTM_BUDDY_MIN_PAGE. O(1). */
-size_t rtm_buddy_min_region(size_t page_size);
+RTM_API size_t rtm_buddy_min_region(size_t page_size);
 
 /** A region size that holds at least `pages` pages at any start address
  *  (control, page map, up to 7 + page - 1 bytes of alignment padding), or 0
  *  when pages is 0, page_size is bad or the size would overflow. At most
  *  one page more may fit, depending on the start. O(1). */
-size_t rtm_buddy_region_for(size_t pages, size_t page_size);
+RTM_API size_t rtm_buddy_region_for(size_t pages, size_t page_size);
 
 /** Creates a buddy heap over [mem, mem + bytes). Returns the heap (mem
- *  rounded up to 8) or NULL (errno EINVAL when hosted) when mem is NULL,
- *  page_size is not a power of two >= RTM_BUDDY_MIN_PAGE, or not one page
- *  fits. O(pages): the page map is cleared. */
-rtm_buddy *rtm_buddy_create(void *mem, size_t bytes, size_t page_size);
+ *  rounded up to 8) or NULL (errno EINVAL when hosted, nothing written)
+ *  when mem is NULL, page_size is not a power of two >= RTM_BUDDY_MIN_PAGE,
+ *  not one page fits, or mem + bytes wraps the address space. O(pages): the
+ *  page map is cleared. */
+RTM_API rtm_buddy *rtm_buddy_create(void *mem, size_t bytes, size_t page_size);
 
 /** A block of 2^order pages, or NULL: errno EINVAL (not counted) when order
  *  > RTM_BUDDY_MAX_ORDER, ENOMEM (counted in failed_allocs) when no free
  *  block of that order or above exists. O(1): one bit scan, at most
  *  RTM_BUDDY_MAX_ORDER splits. Hot path. */
-void *rtm_buddy_alloc_pages(rtm_buddy *b, unsigned order);
+RTM_API void *rtm_buddy_alloc_pages(rtm_buddy *b, unsigned order);
 
 /** Frees a block that rtm_buddy_alloc_pages(b, order) (or any allocation of
  *  that order) returned. Returns 0, or -1 with errno EINVAL (heap untouched)
@@ -95,16 +96,16 @@ void *rtm_buddy_alloc_pages(rtm_buddy *b, unsigned order);
  *  block start of this heap or a block of another order,
  *  RTM_ERR_DOUBLE_FREE for a free block. NULL returns 0. O(1): at most
  *  RTM_BUDDY_MAX_ORDER merges. */
-int rtm_buddy_free_pages(rtm_buddy *b, void *ptr, unsigned order);
+RTM_API int rtm_buddy_free_pages(rtm_buddy *b, void *ptr, unsigned order);
 
 /** The order rtm_buddy_alloc() uses for `size` bytes (size 0: order 0), or
  *  -1 when no order holds it. O(1). */
-int rtm_buddy_order_for(const rtm_buddy *b, size_t size);
+RTM_API int rtm_buddy_order_for(const rtm_buddy *b, size_t size);
 
 /** A block of the smallest 2^k pages holding size bytes (size 0: one page),
  *  aligned to the page size. NULL with errno ENOMEM (counted) when no block
  *  is large enough. O(1) as rtm_buddy_alloc_pages(). Hot path. */
-void *rtm_buddy_alloc(rtm_buddy *b, size_t size);
+RTM_API void *rtm_buddy_alloc(rtm_buddy *b, size_t size);
 
 /** As rtm_buddy_alloc(), aligned to `alignment`: alignments up to the page
  *  size cost nothing; above it the block's order is raised to
@@ -112,7 +113,7 @@ void *rtm_buddy_alloc(rtm_buddy *b, size_t size);
  *  EINVAL when alignment is not a power of two, ENOTSUP (not counted) when
  *  it exceeds the arena start's alignment or the largest block the region
  *  has (no block will ever have it), ENOMEM (counted) otherwise. O(1). */
-void *rtm_buddy_aligned_alloc(rtm_buddy *b, size_t alignment, size_t size);
+RTM_API void *rtm_buddy_aligned_alloc(rtm_buddy *b, size_t alignment, size_t size);
 
 /** Returns ptr unchanged (O(1), in place) when the new size needs the
  *  block's order or less: a shrink keeps the order, so usable size and
@@ -122,30 +123,30 @@ void *rtm_buddy_aligned_alloc(rtm_buddy *b, size_t alignment, size_t size);
  *  realloc(p, 0) frees and returns NULL (errno untouched). On ENOMEM
  *  (counted) returns NULL and ptr is unchanged. A pointer free would refuse
  *  is refused the same way (NULL, EINVAL). */
-void *rtm_buddy_realloc(rtm_buddy *b, void *ptr, size_t size);
+RTM_API void *rtm_buddy_realloc(rtm_buddy *b, void *ptr, size_t size);
 
 /** Returns 0, or -1 with errno EINVAL (heap untouched) after reporting to
  *  the error handler: RTM_ERR_FOREIGN_POINTER for a pointer that is not a
  *  block start of this heap (outside, interior, not page aligned),
  *  RTM_ERR_DOUBLE_FREE for a free block. NULL returns 0. O(1), every build.
  *  Hot path. */
-int rtm_buddy_free(rtm_buddy *b, void *ptr);
+RTM_API int rtm_buddy_free(rtm_buddy *b, void *ptr);
 
 /** page << order of the live block ptr starts; 0 for NULL or a pointer
  *  that is not a live block start (nothing reported). O(1). */
-size_t rtm_buddy_usable_size(const rtm_buddy *b, const void *ptr);
+RTM_API size_t rtm_buddy_usable_size(const rtm_buddy *b, const void *ptr);
 
 /** The page size. O(1). */
-size_t rtm_buddy_page_size(const rtm_buddy *b);
+RTM_API size_t rtm_buddy_page_size(const rtm_buddy *b);
 
 /** The number of pages the arena has. O(1). */
-size_t rtm_buddy_page_count(const rtm_buddy *b);
+RTM_API size_t rtm_buddy_page_count(const rtm_buddy *b);
 
 /** Exact statistics: used_bytes = pages of live blocks x page, free_bytes
  *  = free pages x page, largest_free = page << the highest non-empty order,
  *  which is exactly the largest size rtm_buddy_alloc() grants now (and the
  *  biggest free block). O(1). */
-rtm_stats rtm_buddy_stats(const rtm_buddy *b);
+RTM_API rtm_stats rtm_buddy_stats(const rtm_buddy *b);
 
 /** Verifies every invariant: geometry inside the region; the page map (each
  *  block start at a multiple of its size, inside the arena, interior pages
@@ -157,16 +158,17 @@ rtm_stats rtm_buddy_stats(const rtm_buddy *b);
  *  length, so a corrupted heap never crashes it. Returns 0, or -1 (errno
  *  EFAULT when hosted) after reporting the first broken invariant.
  *  O(pages). */
-int rtm_buddy_check(const rtm_buddy *b);
+RTM_API int rtm_buddy_check(const rtm_buddy *b);
 
 /** Calls walker(ptr, page << order, used, arg) for every block, in address
  *  order. O(blocks). */
-void rtm_buddy_walk(const rtm_buddy *b,
-                    void (*walker)(void *ptr, size_t usable, int used, void *arg), void *arg);
+RTM_API void rtm_buddy_walk(const rtm_buddy *b,
+                            void (*walker)(void *ptr, size_t usable, int used, void *arg),
+                            void *arg);
 
 /** Frees every block at once and restarts the counters. O(pages): the page
  *  map is cleared and rebuilt. */
-void rtm_buddy_reset(rtm_buddy *b);
+RTM_API void rtm_buddy_reset(rtm_buddy *b);
 
 #ifdef __cplusplus
 }

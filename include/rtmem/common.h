@@ -14,6 +14,24 @@
 extern "C" {
 #endif
 
+/**
+ * RTM_API marks the functions librtmem exports. The library is compiled with
+ * hidden visibility (-fvisibility=hidden), so only what its public headers
+ * declare with RTM_API is visible in librtmem.so; the internal cross-file
+ * functions stay private to it (checked by the ctest exported_symbols.*).
+ * The same declaration serves the library and its users: default visibility
+ * is what a user's declaration has anyway. Define RTM_API yourself (for
+ * example empty, when you compile rtmem's sources into a library of your own
+ * and want nothing of it exported) before including any rtmem header.
+ */
+#ifndef RTM_API
+#if defined(__GNUC__) && !defined(_WIN32) && !defined(__CYGWIN__)
+#define RTM_API __attribute__((visibility("default")))
+#else
+#define RTM_API
+#endif
+#endif
+
 /** Every pointer rtm_alloc() returns is aligned to this many bytes. */
 #define RTM_ALIGN 8u
 
@@ -47,7 +65,7 @@ typedef void (*rtm_error_handler)(rtm_error_kind kind, const void *heap, const v
 
 /** Installs the process-wide error handler (NULL: none, the default).
  *  Not thread-safe: set it before heaps are used. */
-void rtm_set_error_handler(rtm_error_handler handler, void *arg);
+RTM_API void rtm_set_error_handler(rtm_error_handler handler, void *arg);
 
 #ifdef __cplusplus
 }

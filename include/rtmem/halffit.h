@@ -55,15 +55,15 @@ typedef struct rtm_halffit rtm_halffit; /* opaque; lives at the start of a regio
 #define RTM_HALFFIT_MAX_ORDER (sizeof(ptrdiff_t) > 4u ? 57u : 26u)
 
 /** Bytes of the control structure (placed at the start of the region). */
-size_t rtm_halffit_control_size(void);
+RTM_API size_t rtm_halffit_control_size(void);
 
 /** The smallest region rtm_halffit_create() accepts at any start address
  *  (one minimum block). O(1). */
-size_t rtm_halffit_min_region(void);
+RTM_API size_t rtm_halffit_min_region(void);
 
 /** The block (header included, a power of two) a request of `size` bytes
  *  takes; 0 when no heap could serve it. O(1). */
-size_t rtm_halffit_block_size(size_t size);
+RTM_API size_t rtm_halffit_block_size(size_t size);
 
 /** The region (at any start address, control structure included) on which
  *  a heap never refuses a request while (a) every request is at most
@@ -75,47 +75,50 @@ size_t rtm_halffit_block_size(size_t size);
  *  EINVAL when hosted) when max_live_bytes < B (not even the largest request
  *  could ever be live), max_request is too large, or the size overflows.
  *  O(1). */
-size_t rtm_halffit_arena_size(size_t max_live_bytes, size_t max_request);
+RTM_API size_t rtm_halffit_arena_size(size_t max_live_bytes, size_t max_request);
 
 /** Creates a heap over [mem, mem + bytes): the control structure first,
  *  the rest (rounded down to MIN_BLOCK) cut into the largest aligned
  *  power-of-two blocks. Returns the heap (mem rounded up to 8) or NULL
- *  (errno EINVAL when hosted) when mem is NULL or bytes <
- *  rtm_halffit_min_region(). O(1): at most one block per address bit. */
-rtm_halffit *rtm_halffit_create(void *mem, size_t bytes);
+ *  (errno EINVAL when hosted, nothing written) when mem is NULL, bytes <
+ *  rtm_halffit_min_region(), or mem + bytes wraps the address space. O(1):
+ *  at most one block per address bit. */
+RTM_API rtm_halffit *rtm_halffit_create(void *mem, size_t bytes);
 
 /** A block holding `size` bytes, or NULL (errno ENOMEM, counted in
  *  failed_allocs) when no free block of the needed order or above exists.
  *  Size 0 gives a unique minimum block. O(1). Hot path. */
-void *rtm_halffit_alloc(rtm_halffit *h, size_t size);
+RTM_API void *rtm_halffit_alloc(rtm_halffit *h, size_t size);
 
 /** As rtm_halffit_alloc() for alignment <= RTM_ALIGN. NULL with errno
  *  EINVAL when alignment is not a power of two, ENOTSUP (not counted as a
  *  failed alloc) when it is above RTM_ALIGN: payloads sit a header past
  *  their block start, so only 8 is guaranteed. O(1). */
-void *rtm_halffit_aligned_alloc(rtm_halffit *h, size_t alignment, size_t size);
+RTM_API void *rtm_halffit_aligned_alloc(rtm_halffit *h, size_t alignment, size_t size);
 
 /** In place (same pointer, O(1)) when the block's order already holds size
  *  (a shrink keeps the whole block), else allocate-copy-free. realloc(NULL,
  *  n) allocates; realloc(p, 0) frees and returns NULL (errno untouched). On
  *  failure NULL (errno ENOMEM) and p unchanged; a pointer free would refuse
  *  is refused the same way (NULL, EINVAL). */
-void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size);
+RTM_API void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size);
 
 /** Returns 0, or -1 with errno EINVAL (heap untouched) after reporting to
- *  the error handler: RTM_ERR_DOUBLE_FREE for a block that is free,
+ *  the error handler: RTM_ERR_DOUBLE_FREE for a block that is free, also
+ *  one that has merged into a free neighbour since (its header stays
+ *  marked free inside the merged block, until a split reuses that start),
  *  RTM_ERR_FOREIGN_POINTER for a pointer outside the arena, misaligned, or
  *  whose header is not a used block's. NULL returns 0. O(1), every build. */
-int rtm_halffit_free(rtm_halffit *h, void *ptr);
+RTM_API int rtm_halffit_free(rtm_halffit *h, void *ptr);
 
 /** Usable bytes of a live block: its block size minus the header (0 for
  *  NULL; ptr is not validated). O(1). */
-size_t rtm_halffit_usable_size(const rtm_halffit *h, const void *ptr);
+RTM_API size_t rtm_halffit_usable_size(const rtm_halffit *h, const void *ptr);
 
 /** Exact statistics: used_bytes and free_bytes sum usable sizes (block minus
  *  header), largest_free is exactly the largest size rtm_halffit_alloc()
  *  grants now (the biggest free block's usable size). O(1). */
-rtm_stats rtm_halffit_stats(const rtm_halffit *h);
+RTM_API rtm_stats rtm_halffit_stats(const rtm_halffit *h);
 
 /** Verifies every invariant: geometry, every header (order, natural
  *  alignment, inside the arena), blocks tiling the arena, no two free
@@ -125,17 +128,18 @@ rtm_stats rtm_halffit_stats(const rtm_halffit *h);
  *  broken invariant. Validates every offset as an integer before forming a
  *  pointer: never reads outside the region, terminates on any corruption.
  *  O(blocks). */
-int rtm_halffit_check(const rtm_halffit *h);
+RTM_API int rtm_halffit_check(const rtm_halffit *h);
 
 /** Calls walker(ptr, usable, used, arg) for every block in address order
  *  (ptr is the payload). O(blocks). Undefined on a corrupted heap (run
  *  rtm_halffit_check() first). */
-void rtm_halffit_walk(const rtm_halffit *h,
-                      void (*walker)(void *ptr, size_t usable, int used, void *arg), void *arg);
+RTM_API void rtm_halffit_walk(const rtm_halffit *h,
+                              void (*walker)(void *ptr, size_t usable, int used, void *arg),
+                              void *arg);
 
 /** Frees everything: the arena is cut into its initial blocks again and the
  *  counters restart. O(1) (one block per address bit). */
-void rtm_halffit_reset(rtm_halffit *h);
+RTM_API void rtm_halffit_reset(rtm_halffit *h);
 
 #ifdef __cplusplus
 }

@@ -71,58 +71,59 @@ typedef struct rtm_heapmem rtm_heapmem; /* opaque; lives at the start of a regio
 #define RTM_HEAPMEM_MIN_BUCKET 16u
 
 /** Bytes of the control structure. O(1). */
-size_t rtm_heapmem_control_size(void);
+RTM_API size_t rtm_heapmem_control_size(void);
 
 /** Bytes of one page map entry for page_size, or 0 when page_size is bad. */
-size_t rtm_heapmem_entry_size(size_t page_size);
+RTM_API size_t rtm_heapmem_entry_size(size_t page_size);
 
 /** The smallest region rtm_heapmem_create() accepts at any start address
  *  (one page), or 0 when page_size is not a power of two in
  *  [RTM_HEAPMEM_MIN_PAGE, RTM_HEAPMEM_MAX_PAGE]. O(1). */
-size_t rtm_heapmem_min_region(size_t page_size);
+RTM_API size_t rtm_heapmem_min_region(size_t page_size);
 
 /** Creates a heap over [mem, mem + bytes). Returns the heap (mem rounded up
- *  to 8) or NULL (errno EINVAL when hosted) when mem is NULL, page_size is
- *  bad, or not one page fits. O(pages): the page map is initialised. */
-rtm_heapmem *rtm_heapmem_create(void *mem, size_t bytes, size_t page_size);
+ *  to 8) or NULL (errno EINVAL when hosted, nothing written) when mem is
+ *  NULL, page_size is bad, not one page fits, or mem + bytes wraps the
+ *  address space. O(pages): the page map is initialised. */
+RTM_API rtm_heapmem *rtm_heapmem_create(void *mem, size_t bytes, size_t page_size);
 
 /** A block of at least size bytes (size 0: the smallest bucket), aligned to
  *  RTM_ALIGN at least, or NULL with errno ENOMEM (counted in failed_allocs).
  *  Succeeds iff size <= rtm_heapmem_stats().largest_free. O(1). Hot path. */
-void *rtm_heapmem_alloc(rtm_heapmem *h, size_t size);
+RTM_API void *rtm_heapmem_alloc(rtm_heapmem *h, size_t size);
 
 /** As alloc, aligned to alignment: up to half a page from a bucket of at
  *  least that size, up to a page from a page range. NULL with errno EINVAL
  *  (not a power of two), ENOTSUP (above the page size; not counted), or
  *  ENOMEM (counted). O(1). */
-void *rtm_heapmem_aligned_alloc(rtm_heapmem *h, size_t alignment, size_t size);
+RTM_API void *rtm_heapmem_aligned_alloc(rtm_heapmem *h, size_t alignment, size_t size);
 
 /** In place (ptr returned, O(1)) when size fits the block's bucket or page
  *  range (shrinks included: usable size and alignment stay); otherwise
  *  allocates, copies (O(size)) and frees. realloc(NULL, n) allocates;
  *  realloc(p, 0) frees and returns NULL. ENOMEM: NULL, ptr unchanged. A
  *  pointer free would refuse is refused the same way (NULL, EINVAL). */
-void *rtm_heapmem_realloc(rtm_heapmem *h, void *ptr, size_t size);
+RTM_API void *rtm_heapmem_realloc(rtm_heapmem *h, void *ptr, size_t size);
 
 /** Returns 0, or -1 with errno EINVAL (heap untouched) after reporting
  *  RTM_ERR_FOREIGN_POINTER (not a block start of this heap) or
  *  RTM_ERR_DOUBLE_FREE (block already free). NULL returns 0. O(1). */
-int rtm_heapmem_free(rtm_heapmem *h, void *ptr);
+RTM_API int rtm_heapmem_free(rtm_heapmem *h, void *ptr);
 
 /** The bucket size or range bytes of the live block ptr starts; 0 for NULL
  *  or anything else (nothing reported). O(1). */
-size_t rtm_heapmem_usable_size(const rtm_heapmem *h, const void *ptr);
+RTM_API size_t rtm_heapmem_usable_size(const rtm_heapmem *h, const void *ptr);
 
 /** Page size and page count. O(1). */
-size_t rtm_heapmem_page_size(const rtm_heapmem *h);
-size_t rtm_heapmem_page_count(const rtm_heapmem *h);
+RTM_API size_t rtm_heapmem_page_size(const rtm_heapmem *h);
+RTM_API size_t rtm_heapmem_page_count(const rtm_heapmem *h);
 
 /** Exact statistics. free_bytes = free pages x page + free bucket slots x
  *  their size; largest_free is exactly the largest size alloc grants now:
  *  the length of the head range of the highest non-empty range list (which
  *  may be shorter than the longest free range of that list), else the
  *  largest bucket class with a free slot, else 0. O(1). */
-rtm_stats rtm_heapmem_stats(const rtm_heapmem *h);
+RTM_API rtm_stats rtm_heapmem_stats(const rtm_heapmem *h);
 
 /** Verifies every invariant (geometry, the page map tiling the arena, free
  *  ranges coalesced and listed on their class, bucket bitmaps and counts,
@@ -130,15 +131,16 @@ rtm_stats rtm_heapmem_stats(const rtm_heapmem *h);
  *  and links are validated as integers before use; lists are walked at most
  *  their expected length. Returns 0, or -1 (errno EFAULT when hosted) after
  *  reporting RTM_ERR_CHECK_FAILED. O(pages x page / 512). */
-int rtm_heapmem_check(const rtm_heapmem *h);
+RTM_API int rtm_heapmem_check(const rtm_heapmem *h);
 
 /** Calls walker for every block in address order: free ranges, used
  *  ranges, and every slot of every bucket page (used or free). */
-void rtm_heapmem_walk(const rtm_heapmem *h,
-                      void (*walker)(void *ptr, size_t usable, int used, void *arg), void *arg);
+RTM_API void rtm_heapmem_walk(const rtm_heapmem *h,
+                              void (*walker)(void *ptr, size_t usable, int used, void *arg),
+                              void *arg);
 
 /** Frees every block at once and restarts the counters. O(pages). */
-void rtm_heapmem_reset(rtm_heapmem *h);
+RTM_API void rtm_heapmem_reset(rtm_heapmem *h);
 
 #ifdef __cplusplus
 }

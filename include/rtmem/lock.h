@@ -30,6 +30,8 @@
 
 #include <stddef.h>
 
+#include "rtmem/common.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -46,14 +48,15 @@ typedef struct rtm_heap rtm_heap; /* the same opaque handle as rtmem.h's */
  *  returns the inner algorithm's name. Destroy with rtm_heap_destroy()
  *  (no thread may be using the heap then). Returns the handle, or NULL with
  *  errno EINVAL (NULL name or region, unknown name, region smaller than
- *  rtm_locked_min_region()) or the mutex's error (ENOTSUP: no PI futexes).
+ *  rtm_locked_min_region(), mem + bytes wrapping the address space: nothing
+ *  written) or the mutex's error (ENOTSUP: no PI futexes).
  *  O(1) plus the inner create. A walker or error handler runs with the lock
  *  held and must not call back into the same heap (it would deadlock). */
-rtm_heap *rtm_locked_create(const char *algorithm, void *mem, size_t bytes);
+RTM_API rtm_heap *rtm_locked_create(const char *algorithm, void *mem, size_t bytes);
 
 /** The smallest region rtm_locked_create(algorithm, ...) accepts at any
  *  start address, or 0 with errno EINVAL for an unknown name. O(1). */
-size_t rtm_locked_min_region(const char *algorithm);
+RTM_API size_t rtm_locked_min_region(const char *algorithm);
 
 #ifdef __cplusplus
 }

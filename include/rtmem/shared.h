@@ -73,7 +73,7 @@ typedef uint64_t rtm_offset;
 #define RTM_SHARED_TAG_BYTES 8u
 
 /** The smallest `bytes` rtm_shared_create() accepts. O(1). */
-size_t rtm_shared_min_size(void);
+RTM_API size_t rtm_shared_min_size(void);
 
 /** Creates the shared-memory object `name` ("name" or "/name": 1 to 200 of
  *  [A-Za-z0-9._-], not "." or "..") of `bytes` bytes and a heap of
@@ -82,37 +82,37 @@ size_t rtm_shared_min_size(void);
  *  (other algorithm) or the system's error (EACCES, ENOSPC...). The object
  *  outlives every process until rtm_shared_unlink(). O(1) (pages are
  *  touched lazily). */
-rtm_heap *rtm_shared_create(const char *name, size_t bytes, const char *algorithm);
+RTM_API rtm_heap *rtm_shared_create(const char *name, size_t bytes, const char *algorithm);
 
 /** Attaches to an existing shared heap. NULL with errno ENOENT, EINVAL (bad
  *  name; not an rtmem heap; truncated), EPROTO (other layout version, ABI
  *  or byte order), EAGAIN (being created) or the system's error. O(1). */
-rtm_heap *rtm_shared_open(const char *name);
+RTM_API rtm_heap *rtm_shared_open(const char *name);
 
 /** Detaches (unmaps) the heap; it lives on for the other processes and the
  *  name. Blocks of this process stay allocated. NULL is ignored; a handle
  *  that is not a shared heap sets errno EINVAL. O(1). */
-void rtm_shared_close(rtm_heap *h);
+RTM_API void rtm_shared_close(rtm_heap *h);
 
 /** Removes the name (attached processes keep working). 0, or -1 with errno
  *  EINVAL (bad name) or ENOENT. */
-int rtm_shared_unlink(const char *name);
+RTM_API int rtm_shared_unlink(const char *name);
 
 /** The offset of ptr (any address inside the segment) from the segment's
  *  start: the same in every process. 0 for NULL; 0 with errno EINVAL for
  *  an address outside the segment or a handle that is not a shared heap.
  *  O(1), no lock. */
-rtm_offset rtm_shared_offset(rtm_heap *h, const void *ptr);
+RTM_API rtm_offset rtm_shared_offset(rtm_heap *h, const void *ptr);
 
 /** The address of offset off in this process's mapping. NULL for 0; NULL
  *  with errno EINVAL for an offset beyond the segment or a bad handle.
  *  O(1), no lock. */
-void *rtm_shared_pointer(rtm_heap *h, rtm_offset off);
+RTM_API void *rtm_shared_pointer(rtm_heap *h, rtm_offset off);
 
 /** Makes the calling process the owner of a live block (so that the
  *  allocating process's death does not make it reclaimable). 0, or -1 with
  *  errno EINVAL (bad handle or pointer). O(1). */
-int rtm_shared_adopt(rtm_heap *h, void *ptr);
+RTM_API int rtm_shared_adopt(rtm_heap *h, void *ptr);
 
 /** Blocks and their usable bytes owned by a process. */
 typedef struct rtm_shared_usage {
@@ -122,13 +122,13 @@ typedef struct rtm_shared_usage {
 
 /** Counts the live blocks owned by pid (> 0), or with pid 0 by every
  *  process that no longer exists. 0, or -1 with errno EINVAL. O(blocks). */
-int rtm_shared_owned(rtm_heap *h, long pid, rtm_shared_usage *out);
+RTM_API int rtm_shared_owned(rtm_heap *h, long pid, rtm_shared_usage *out);
 
 /** Frees the live blocks owned by pid (> 0), or with pid 0 by every process
  *  that no longer exists (a zombie still exists until reaped). Returns the
  *  number freed, or -1 with errno EINVAL. Each free is crash-safe like
  *  rtm_free. O(blocks x freed / 64). */
-long rtm_shared_reclaim(rtm_heap *h, long pid);
+RTM_API long rtm_shared_reclaim(rtm_heap *h, long pid);
 
 /** What rtm_shared_info() reports. */
 typedef enum rtm_shared_op {
@@ -151,7 +151,7 @@ typedef struct rtm_shared_info {
 
 /** Fills *out. 0, or -1 with errno EINVAL. Takes the lock (so it repairs
  *  first if a holder died). O(1). */
-int rtm_shared_info_get(rtm_heap *h, rtm_shared_info *out);
+RTM_API int rtm_shared_info_get(rtm_heap *h, rtm_shared_info *out);
 
 #ifdef __cplusplus
 }

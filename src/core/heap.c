@@ -90,6 +90,11 @@ rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
     size_t min = k != NULL ? k->min_region(param) : 0;
     if (min == 0 || bytes < min)
         return bad_heap();
+    /* A region that wraps the address space is no region: refused here for
+     * every kind (each typed create checks it too), before anything is
+     * written. mem + bytes may end exactly at the top. */
+    if (bytes > UINTPTR_MAX - (uintptr_t)mem)
+        return bad_heap();
     return k->create(mem, bytes, param);
 }
 

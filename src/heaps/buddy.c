@@ -121,6 +121,7 @@ static void list_push(rtm_buddy *b, size_t i, unsigned k)
 {
     ptrdiff_t off = page_off(b, i);
     free_links *l = links(b, off);
+    RTM_ASSERT(k < ORDERS && (i & (((size_t)1 << k) - 1u)) == 0); /* natural alignment */
     l->next = b->head[k];
     l->prev = 0;
     if (b->head[k] != 0)
@@ -135,6 +136,7 @@ static void list_push(rtm_buddy *b, size_t i, unsigned k)
 static void list_remove(rtm_buddy *b, size_t i, unsigned k)
 {
     free_links *l = links(b, page_off(b, i));
+    RTM_ASSERT(k < ORDERS && map(b)[i] == entry_free(k));
     if (l->prev != 0)
         links(b, l->prev)->next = l->next;
     else
@@ -420,7 +422,9 @@ rtm_buddy *rtm_buddy_create(void *mem, size_t bytes, size_t page_size)
     uintptr_t start = ((uintptr_t)mem + GRAN - 1u) & ~(uintptr_t)(GRAN - 1u);
     size_t lost = (size_t)(start - (uintptr_t)mem);
     size_t ctrl = rtm_buddy_control_size();
-    if (mem == NULL || !good_page(page_size) || bytes < lost || bytes - lost < ctrl) {
+    /* mem + bytes must not wrap: the arena end below is computed from it. */
+    if (mem == NULL || !good_page(page_size) || bytes > UINTPTR_MAX - (uintptr_t)mem ||
+        bytes < lost || bytes - lost < ctrl) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }

@@ -103,6 +103,7 @@
 static inline void list_push(rtm_halffit *h, size_t o, unsigned k)
 {
     hf_header *b = hf_block(h, o);
+    RTM_ASSERT(k < HF_ORDERS);
     b->order = k;
     b->state = HF_FREE;
     hf_links *l = hf_link(h, o);
@@ -120,6 +121,8 @@ static inline void list_push(rtm_halffit *h, size_t o, unsigned k)
 static inline void list_remove(rtm_halffit *h, size_t o, unsigned k)
 {
     hf_links *l = hf_link(h, o);
+    RTM_ASSERT(hf_block(h, o)->state == HF_FREE && hf_block(h, o)->order == k);
+    RTM_ASSERT(h->free_units >= ((size_t)1 << k) && h->free_blocks > 0);
     if (l->prev != 0)
         hf_link_at(h, l->prev)->next = l->next;
     else
@@ -217,10 +220,22 @@ void *rtm_halffit_aligned_alloc(rtm_halffit *h, size_t alignment, size_t size)
 /* Marks block o free and merges it with its buddy while the buddy is a free
  * block of the same order. The buddy above must lie inside the arena (the
  * last, smaller blocks of the initial cut have none); the buddy below
- * always does. At most HF_MAX_ORDER rounds. */
+ * always does. At most HF_MAX_ORDER rounds.
+ *
+ *   [ buddy: FREE k ][ o: USED k ]  =>  [ ---- FREE k+1 ---- ][ o: FREE k ]
+ *                                                              ^ stale, kept
+ *
+ * o's own header is marked free first: when o merges into its lower buddy
+ * that header ends up inside the merged block and is never rewritten, and a
+ * second free(o) must find "free" there, not "used" (it would put o on a
+ * list while it is part of the merged block: one block handed out twice).
+ * An absorbed upper buddy's header says free already (it was on a list). So
+ * every header left inside a free block says free; a block start that a
+ * later split re-creates gets a fresh header from list_push. */
 static void release(rtm_halffit *h, size_t o, unsigned k)
 {
     size_t u = o >> HF_LOG2U;
+    hf_block(h, o)->state = HF_FREE;
     while (k < HF_MAX_ORDER) {
         size_t bu = u ^ ((size_t)1 << k);
         if (bu > u && ((size_t)1 << k) > h->arena_units - bu)
@@ -349,7 +364,9 @@ static void format(rtm_halffit *h)
 
 rtm_halffit *rtm_halffit_create(void *mem, size_t bytes)
 {
-    if (mem == NULL || bytes < rtm_halffit_min_region()) {
+    /* mem + bytes must not wrap: format() writes a header at the start of
+     * every block of the arena the size describes. */
+    if (mem == NULL || bytes < rtm_halffit_min_region() || bytes > UINTPTR_MAX - (uintptr_t)mem) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }

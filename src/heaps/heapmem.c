@@ -533,11 +533,16 @@ rtm_heapmem *rtm_heapmem_create(void *mem, size_t bytes, size_t pg)
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }
+    /* The rule every heap applies: mem + bytes must not wrap. */
+    if (bytes > UINTPTR_MAX - (uintptr_t)mem) {
+        RTM_SET_ERRNO(RTM_EINVAL);
+        return NULL;
+    }
     uintptr_t start = (uintptr_t)mem, end = start + bytes;
     uintptr_t ctrl = (start + 7u) & ~(uintptr_t)7u;
     size_t stride = rtm_heapmem_entry_size(pg);
     uintptr_t mapat = ctrl + rtm_heapmem_control_size();
-    if (end < start || ctrl > end || mapat > end) {
+    if (ctrl > end || mapat > end) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }

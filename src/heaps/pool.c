@@ -271,7 +271,10 @@ rtm_pool *rtm_pool_create(void *mem, size_t bytes, size_t block_size)
     uintptr_t start = ((uintptr_t)mem + GRAN - 1u) & ~(uintptr_t)(GRAN - 1u);
     size_t lost = (size_t)(start - (uintptr_t)mem);
     size_t ctrl = rtm_pool_control_size();
-    if (mem == NULL || b == 0 || bytes < lost || bytes - lost < ctrl) {
+    /* A size that wraps the address space is refused like every heap's
+     * (the pool formats nothing, so it would otherwise be accepted). */
+    if (mem == NULL || b == 0 || bytes > UINTPTR_MAX - (uintptr_t)mem || bytes < lost ||
+        bytes - lost < ctrl) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }

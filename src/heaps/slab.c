@@ -23,16 +23,39 @@
  *
  * Invariants (rtm_slab_check() verifies each one):
  *  1. A slab is on exactly one list of its class: partial (0 < used < cap),
- *     full (used == cap) or empty (used == 0; at most one per class).
+ *     full (used == cap) or empty (used == 0; at most one per class, and
+ *     bit c of `cached` is set iff class c has one).
  *  2. free_head's list holds cap - used - (P - fresh)/c objects, each below
  *     fresh, aligned to c, with its bitmap bit clear; bitmap count = used.
  *  3. Every slab page is a live order-0 buddy block; descriptors of other
  *     pages are 0.
  *  4. buddy used pages = slabs + large pages; buddy live = slabs + large
  *     blocks; used_bytes = live objects x class + large bytes.
+ *  5. A cached empty slab in the buddy's largest initial blocks (the
+ *     blocks of order top = min(log2 pages, RTM_BUDDY_MAX_ORDER) from page
+ *     0, below top_end()) strands nothing: its buddy page (index ^ 1) is a
+ *     live buddy block that is not itself a cached empty slab. So once
+ *     nothing is live no slab is cached there, those blocks are whole
+ *     again, and the heap's largest_free and what it grants are the fresh
+ *     heap's. A cached slab in the smaller initial blocks at the arena's
+ *     end may keep one of those from re-forming (as before: at most one
+ *     page per class), never the largest.
  *
- * Time bounds: alloc and free are O(1) plus at most one buddy call, which is
- * O(1) bounded by RTM_BUDDY_MAX_ORDER steps.
+ *   in the largest blocks:  [ cached empty ][ live slab / large ]  kept
+ *                           [ empty: freed ][ free page        ]  => merges up
+ *                           [ empty: freed ][ cached of class d ]  => both freed
+ *
+ * largest_free is exact whatever the cache holds: an order >= 1 request is
+ * served by the buddy alone, a request up to a page also by taking over a
+ * cached empty slab (so largest_free is at least a page while one exists).
+ *
+ * Time bounds: alloc is O(1) plus at most one buddy alloc (RTM_BUDDY_MAX_ORDER
+ * splits); when the buddy has no page, a cached empty slab of another class
+ * is taken over in place (a bit scan and a list removal, no buddy call).
+ * Free is O(1) plus at most two buddy frees: the emptied slab and a cached
+ * slab on its buddy page (invariant 5); the first merges nothing when the
+ * second happens (its buddy page is that cached slab, in use), so both
+ * together merge at most RTM_BUDDY_MAX_ORDER times.
  *
  * Freestanding: no libc (only __builtin_memcpy/memset). Not thread-safe.
  */
@@ -83,6 +106,7 @@ struct rtm_slab {
     size_t failed_allocs;
     uint32_t head[MAX_CLASS][LISTS]; /* first slab of each list, NIL = none */
     uint32_t count[MAX_CLASS][LISTS];
+    uint32_t cached; /* bit c: class c has a cached empty slab          */
 };
 
 /* --- accessors --------------------------------------------------------- */
@@ -185,34 +209,122 @@ static inline size_t buddy_failed(const rtm_slab *s)
     return rtm_buddy_stats(inner(s)).failed_allocs;
 }
 
+/* --- the empty-slab cache (invariants 1 and 5) ------------------------- */
+
+static inline int is_cached(const rtm_slab *s, size_t i)
+{
+    const slab_desc *d = desc(s, i);
+    return d->cls != 0 && d->list == RTM_SLAB_EMPTY;
+}
+
+static inline void cache_put(rtm_slab *s, size_t i, unsigned c)
+{
+    list_move(s, i, c, RTM_SLAB_EMPTY);
+    s->cached |= (uint32_t)1 << c;
+}
+
+/* Takes class c's cached empty slab off its list; returns its page index. */
+static inline size_t cache_take(rtm_slab *s, unsigned c)
+{
+    size_t i = s->head[c][RTM_SLAB_EMPTY];
+    list_remove(s, i, c);
+    s->cached &= ~((uint32_t)1 << c);
+    return i;
+}
+
+/* The end of the buddy's largest initial blocks (invariant 5): pages below
+ * it make up the fresh heap's largest_free. One bit scan. */
+static inline size_t top_end(const rtm_slab *s)
+{
+    unsigned top = rtm_fls_size(s->pages);
+    if (top > RTM_BUDDY_MAX_ORDER)
+        top = RTM_BUDDY_MAX_ORDER;
+    return (s->pages >> top) << top;
+}
+
+/* Whether empty slab i may stay cached (invariant 5): it lies beyond the
+ * largest initial blocks, or its buddy page is live and not cached. That
+ * page is always an order-0 block: a larger block holding it would hold
+ * page i too; and it lies below top_end() when page i does. */
+static int may_cache(const rtm_slab *s, size_t i)
+{
+    size_t j = i ^ 1u;
+    if (i >= top_end(s))
+        return 1;
+    if (desc(s, j)->cls != 0)
+        return desc(s, j)->list != RTM_SLAB_EMPTY;
+    return rtm_buddy_usable_size(inner(s), page_at(s, j)) != 0; /* a live large block */
+}
+
 /* --- slabs --------------------------------------------------------------- */
 
-/* A new slab of class c from the buddy (one page), listed as partial-to-be
- * (the caller pops an object at once). NIL when the buddy has no page. */
+/* Page i stops being a slab of class c (it stays a live buddy page). */
+static void unslab(rtm_slab *s, size_t i, unsigned c)
+{
+    if (desc(s, i)->list == RTM_SLAB_EMPTY)
+        (void)cache_take(s, c);
+    else
+        list_remove(s, i, c);
+    desc(s, i)->cls = 0;
+    s->slabs--;
+    s->slot_free -= page(s);
+}
+
+/* A new slab of class c, listed as partial-to-be (the caller pops an object
+ * at once): one page from the buddy, or, when the buddy has none left,
+ * another class's cached empty slab taken over in place (then the only free
+ * pages there are). NIL when there is neither. */
 static uint32_t slab_new(rtm_slab *s, unsigned c)
 {
     char *p = rtm_buddy_alloc_pages(inner(s), 0);
-    if (RTM_UNLIKELY(p == NULL))
+    size_t i;
+    if (RTM_LIKELY(p != NULL)) {
+        i = (size_t)(p - arena(s)) >> s->shift;
+        s->slabs++;
+        s->slot_free += page(s);
+    } else if (s->cached != 0) {
+        i = cache_take(s, rtm_ctz32(s->cached)); /* still a whole free slab */
+    } else {
         return NIL;
-    size_t i = (size_t)(p - arena(s)) >> s->shift;
+    }
     slab_desc *d = desc(s, i);
     __builtin_memset(d, 0, s->stride);
     d->cls = (uint8_t)(c + 1u);
     d->free_head = NIL;
     list_push(s, i, c, RTM_SLAB_PARTIAL);
-    s->slabs++;
-    s->slot_free += page(s);
     return (uint32_t)i;
 }
 
 /* Returns an empty slab's page to the buddy. */
 static void slab_release(rtm_slab *s, size_t i, unsigned c)
 {
-    list_remove(s, i, c);
-    desc(s, i)->cls = 0;
-    s->slabs--;
-    s->slot_free -= page(s);
+    unslab(s, i, c);
     (void)rtm_buddy_free_pages(inner(s), page_at(s, i), 0);
+}
+
+/* Page i has just gone back to the buddy as an order-0 block. A cached
+ * empty slab on its buddy page would now keep the pair from merging
+ * (invariant 5): it goes back too, and the pair merges as far as it can.
+ * No further slab can be affected: the merge creates no free order-0 block. */
+static void unstrand(rtm_slab *s, size_t i)
+{
+    size_t j = i ^ 1u;
+    if (j < top_end(s) && is_cached(s, j))
+        slab_release(s, j, desc(s, j)->cls - 1u);
+}
+
+/* Slab i of class c has just become empty. It stays as the class's cached
+ * empty slab (no buddy round trip for a class oscillating around a slab
+ * boundary) when the class has none and caching strands nothing; otherwise
+ * it goes back to the buddy, with a cached slab on its buddy page. */
+static void retire(rtm_slab *s, size_t i, unsigned c)
+{
+    if ((s->cached & ((uint32_t)1 << c)) == 0 && may_cache(s, i)) {
+        cache_put(s, i, c);
+        return;
+    }
+    slab_release(s, i, c);
+    unstrand(s, i);
 }
 
 /* Hot path budget: two list heads read, one pop or bump, one bitmap flip,
@@ -221,11 +333,12 @@ static void *alloc_small(rtm_slab *s, unsigned c)
 {
     uint32_t i = s->head[c][RTM_SLAB_PARTIAL];
     if (RTM_UNLIKELY(i == NIL)) {
-        i = s->head[c][RTM_SLAB_EMPTY];
-        if (i != NIL)
-            list_move(s, i, c, RTM_SLAB_PARTIAL);
-        else if ((i = slab_new(s, c)) == NIL)
+        if (s->head[c][RTM_SLAB_EMPTY] != NIL) {
+            i = (uint32_t)cache_take(s, c);
+            list_push(s, i, c, RTM_SLAB_PARTIAL);
+        } else if ((i = slab_new(s, c)) == NIL) {
             return refuse(s, RTM_ENOMEM);
+        }
     }
     slab_desc *d = desc(s, i);
     size_t cs = class_size(c);
@@ -246,15 +359,32 @@ static void *alloc_small(rtm_slab *s, unsigned c)
     return page_at(s, i) + off;
 }
 
+/* A one-page block when the buddy has no page: a cached empty slab's page
+ * is a live order-0 buddy block already, so it becomes the large block in
+ * place (a bit scan, a list removal, no buddy call). NULL when no slab is
+ * cached. Larger or more aligned requests are the buddy's alone (and
+ * largest_free says so): giving cached slabs back for them would cost one
+ * buddy free per class in a single call. */
+static void *adopt_page(rtm_slab *s, size_t alignment, size_t size)
+{
+    if (s->cached == 0 || size > page(s) || alignment > page(s))
+        return NULL;
+    unsigned c = rtm_ctz32(s->cached);
+    size_t i = s->head[c][RTM_SLAB_EMPTY];
+    unslab(s, i, c);
+    return page_at(s, i);
+}
+
 static void *alloc_large(rtm_slab *s, size_t alignment, size_t size)
 {
     size_t before = buddy_failed(s);
     void *p = alignment ? rtm_buddy_aligned_alloc(inner(s), alignment, size)
                         : rtm_buddy_alloc(inner(s), size);
     if (RTM_UNLIKELY(p == NULL)) {
-        if (buddy_failed(s) != before)
+        if (buddy_failed(s) == before)
+            return NULL; /* EINVAL or ENOTSUP, set by the buddy, not counted */
+        if ((p = adopt_page(s, alignment, size)) == NULL)
             return refuse(s, RTM_ENOMEM);
-        return NULL; /* EINVAL or ENOTSUP, set by the buddy, not counted */
     }
     size_t n = rtm_buddy_usable_size(inner(s), p);
     s->large++;
@@ -320,15 +450,15 @@ static int free_small(rtm_slab *s, void *ptr, size_t i, long j)
     s->slot_free += cs;
     if (d->used-- == capacity(s, c))
         list_move(s, i, c, RTM_SLAB_PARTIAL);
-    if (d->used == 0) {
-        /* Policy: keep one empty slab per class (no buddy round trip for a
-         * class that oscillates around a slab boundary); return the rest. */
-        if (s->head[c][RTM_SLAB_EMPTY] == NIL)
-            list_move(s, i, c, RTM_SLAB_EMPTY);
-        else
-            slab_release(s, i, c);
-    }
+    if (d->used == 0)
+        retire(s, i, c);
     return 0;
+}
+
+/* The page index of a large block (a buddy block start). */
+static inline size_t page_index(const rtm_slab *s, const void *ptr)
+{
+    return (size_t)((const char *)ptr - arena(s)) >> s->shift;
 }
 
 static int free_large(rtm_slab *s, void *ptr)
@@ -340,6 +470,8 @@ static int free_large(rtm_slab *s, void *ptr)
     s->large_bytes -= n;
     s->live--;
     s->used_bytes -= n;
+    if (n == page(s))
+        unstrand(s, page_index(s, ptr)); /* an order-0 block went back */
     return 0;
 }
 
@@ -410,6 +542,8 @@ void *rtm_slab_realloc(rtm_slab *s, void *ptr, size_t size)
         s->used_bytes -= old;
         count_alloc(s, n);
         s->live--;
+        if (q != ptr && old == page(s))
+            unstrand(s, page_index(s, ptr)); /* the old one-page block went back */
         return q;
     }
     void *q = rtm_slab_alloc(s, size);
@@ -438,6 +572,8 @@ rtm_stats rtm_slab_stats(const rtm_slab *s)
     st.used_bytes = s->used_bytes;
     st.free_bytes = b.free_bytes + s->slot_free;
     st.largest_free = b.largest_free;
+    if (st.largest_free == 0 && s->cached != 0)
+        st.largest_free = page(s); /* a cached slab's page serves up to a page */
     for (unsigned c = s->classes; st.largest_free == 0 && c-- > 0;)
         if (s->head[c][RTM_SLAB_PARTIAL] != NIL || s->head[c][RTM_SLAB_EMPTY] != NIL)
             st.largest_free = class_size(c);
@@ -457,6 +593,7 @@ static void clear_state(rtm_slab *s)
         }
     s->used_bytes = s->slot_free = s->objects = s->large = s->large_bytes = 0;
     s->slabs = s->live = s->peak_used = s->failed_allocs = 0;
+    s->cached = 0;
 }
 
 void rtm_slab_reset(rtm_slab *s)
@@ -505,7 +642,10 @@ rtm_slab *rtm_slab_create(void *mem, size_t bytes, size_t page_size)
     uintptr_t start = ((uintptr_t)mem + GRAN - 1u) & ~(uintptr_t)(GRAN - 1u);
     size_t lost = (size_t)(start - (uintptr_t)mem);
     size_t ctrl = control_size(), stride = stride_for(page_size);
-    if (mem == NULL || !good_page(page_size) || bytes < lost || bytes - lost < ctrl) {
+    /* mem + bytes must not wrap (the inner buddy checks it too, but the
+     * table sizing below would work on a region that is not one). */
+    if (mem == NULL || !good_page(page_size) || bytes > UINTPTR_MAX - (uintptr_t)mem ||
+        bytes < lost || bytes - lost < ctrl) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }
@@ -561,6 +701,12 @@ static void walk_block(void *ptr, size_t usable, int used, void *arg)
     slab_desc *d = used && i < s->pages ? desc(s, i) : NULL;
     if (d == NULL || d->cls == 0 || d->cls > s->classes) {
         w->walker(ptr, usable, used, w->arg);
+        return;
+    }
+    if (d->list == RTM_SLAB_EMPTY) {
+        /* A cached empty slab is one free page: any request up to a page
+         * takes it over (adopt_page, slab_new), so largest_free counts it. */
+        w->walker(ptr, usable, 0, w->arg);
         return;
     }
     unsigned c = d->cls - 1u;
@@ -640,6 +786,8 @@ static int check_slab(const rtm_slab *s, size_t i, unsigned c, unsigned l)
         return check_fail(s, page_at(s, i), "slab free list shorter than its free count");
     if (rtm_buddy_usable_size(inner(s), page_at(s, i)) != page(s))
         return check_fail(s, page_at(s, i), "slab page is not a live one-page buddy block");
+    if (l == RTM_SLAB_EMPTY && !may_cache(s, i))
+        return check_fail(s, page_at(s, i), "cached empty slab strands its buddy page");
     return 0;
 }
 
@@ -666,6 +814,8 @@ static int check_list(const rtm_slab *s, unsigned c, unsigned l, census *k)
     }
     if (n != s->count[c][l] || (l == RTM_SLAB_EMPTY && n > 1u))
         return check_fail(s, s, "slab list count wrong (or more than one empty slab)");
+    if (l == RTM_SLAB_EMPTY && ((s->cached >> c) & 1u) != n)
+        return check_fail(s, s, "cached-slab bit disagrees with the empty list");
     return 0;
 }
 
@@ -674,6 +824,8 @@ int rtm_slab_check(const rtm_slab *s)
     if (check_header(s) != 0)
         return -1;
     census k = {0, 0, 0, 0};
+    if ((s->cached >> s->classes) != 0)
+        return check_fail(s, s, "cached-slab bit of a class the page size does not have");
     for (unsigned c = 0; c < MAX_CLASS; c++)
         for (unsigned l = 0; l < LISTS; l++) {
             if (c >= s->classes && (s->head[c][l] != NIL || s->count[c][l] != 0))

@@ -52,6 +52,7 @@ static inline void list_insert(rtm_tlsf *t, char *b, size_t s)
     unsigned idx = list_index(s);
     ptrdiff_t head_off = t->heads[idx];
     ptrdiff_t b_off = off_of(t, b);
+    RTM_ASSERT(s >= MIN_SPAN && s % GRAN == 0 && idx < LIST_COUNT);
     STEP(t);
     if (head_off == 0) {
         *link_next(b) = 0;
@@ -84,6 +85,7 @@ static inline void list_remove(rtm_tlsf *t, char *b)
 {
     ptrdiff_t next = *link_next(b);
     ptrdiff_t pprev = *link_pprev(b);
+    RTM_ASSERT(pprev != 0 && (hdr(b) & BLOCK_FREE) != 0);
     STEP(t);
     *(ptrdiff_t *)(uintptr_t)at(t, pprev) = next;
     if (next != 0) {
@@ -176,6 +178,7 @@ static inline size_t span_for(size_t size)
  * flags carries PREV_FREE/ALIGNED for the new header. */
 static inline void *use_block(rtm_tlsf *t, char *b, size_t bspan, size_t s, uint32_t flags)
 {
+    RTM_ASSERT(bspan >= s && s >= MIN_SPAN);
     size_t rest = bspan - s;
     if (rest >= MIN_SPAN) {
         char *r = b + s;
@@ -212,71 +215,150 @@ static RTM_COLD int reject_free(const rtm_tlsf *t, const void *p, rtm_error_kind
     return -1;
 }
 
-#if RTM_DEBUG
-/* The pool holding payload address p, or NULL. Compares integers, so a
- * foreign pointer never forms an out-of-range pointer. O(pools). */
-static tlsf_pool *pool_of(const rtm_tlsf *t, const char *p)
+/* ---------------------------------------------------------------------- */
+/* Validating a pointer handed back                                        */
+/* ---------------------------------------------------------------------- */
+/*
+ * free, realloc and usable_size trust nothing about the pointer. In every
+ * build, each step before the next one reads memory:
+ *  1. p is 8-aligned and lies in a pool, with room for a block after it:
+ *     in the fast range (tlsf_layout.h; two subtractions and a compare),
+ *     else in one of the other pools (a search, O(pools)). Nothing at p is
+ *     read before this holds, so a stack address or another heap's block is
+ *     refused without a fault.
+ *  2. p's header: FREE clear, MIN_SPAN <= span <= bytes to the range's end
+ *     (a block the fast range cannot hold is checked again against its
+ *     pool: the range may end inside a pool).
+ *  3. the header at p + span (inside the range by 2): PREV_FREE clear, as
+ *     after every used block.
+ *  4. if p's header says PREV_FREE: the footer below p (a span ps) keeps
+ *     p - ps inside the range, and the header at p - ps is exactly ps|FREE.
+ * A header read by these steps lies in memory the caller gave the heap, so
+ * garbage makes the checks fail, never fault. What they cannot see: user
+ * data just below an interior or stale pointer that forms a used header
+ * passing 2-4 (include/rtmem/tlsf.h lists the cases). Debug builds search
+ * the pools on every call (exact pool bounds, not the fast range) and also
+ * check a free right neighbour's span and footer before merging with it.
+ * Measured cost on the worst free: docs/TLSF.md, "Errors and misuse".
+ */
+
+/* Offset of p from the fast range's first payload (wraps below it). */
+static inline size_t fast_offset(const rtm_tlsf *t, const char *p)
 {
-    uintptr_t a = (uintptr_t)p;
+    return (size_t)((uintptr_t)p - FAST_FIRST - (uintptr_t)t);
+}
+
+/* Steps 2-4 for p, `below` bytes above the first payload of its range and
+ * `room` bytes before the range's end minus MIN_SPAN. 0: a used block. */
+static inline int header_bad(const char *p, size_t below, size_t room)
+{
+    uint32_t h = hdr(p);
+    size_t s = h & SPAN_MASK;
+    if ((h & BLOCK_FREE) != 0 || s - MIN_SPAN > room || (hdr(p + s) & BLOCK_PREV_FREE) != 0)
+        return 1;
+    if ((h & BLOCK_PREV_FREE) == 0)
+        return 0;
+    size_t ps = prev_span(p);
+    /* ps + FREE, not ps | FREE: an odd footer is refused too. */
+    return ps > below || hdr_unaligned(p - ps) != ps + BLOCK_FREE;
+}
+
+/* Step 1 by search: the pool holding payload address a with room for a
+ * block. Compares integers, so a foreign pointer never forms an
+ * out-of-range pointer. 0 and the bounds, or -1. O(pools). */
+static int locate_in_pools(const rtm_tlsf *t, uintptr_t a, size_t *below, size_t *room)
+{
+    if ((a & (GRAN - 1u)) != 0)
+        return -1;
     for (ptrdiff_t off = t->first_pool; off != 0;) {
         tlsf_pool *pool = pool_at(t, off);
-        if (a >= (uintptr_t)pool_first(pool) && a < (uintptr_t)at(t, pool->end))
-            return pool;
+        uintptr_t first = (uintptr_t)pool_first(pool), end = (uintptr_t)at(t, pool->end);
+        if (a >= first && a < end && end - a >= MIN_SPAN) {
+            *below = (size_t)(a - first);
+            *room = (size_t)(end - a) - MIN_SPAN;
+            return 0;
+        }
         off = pool->next;
     }
-    return NULL;
+    return -1;
 }
-#define DEBUG_IN_POOL(t, p) (pool_of(t, p) != NULL)
 
-/* Debug builds: is p (inside a pool) the payload of a used block whose
- * header agrees with its neighbours? O(pools). */
-static RTM_NOINLINE int debug_validate(const rtm_tlsf *t, const char *p)
+/* Step 1 in the fast range (release builds): 0 and the bounds, or -1. The
+ * range may end inside a pool (a control from a version without it holds
+ * 0: only the first payload), so a block it rejects is searched again. */
+static inline int locate_fast(const rtm_tlsf *t, const char *p, size_t *below, size_t *room)
 {
-    tlsf_pool *pool = pool_of(t, p);
-    char *first = pool_first(pool), *end = at(t, pool->end);
-    size_t s = span_of(p);
-    if (s < MIN_SPAN || s > (size_t)(end - p) || (hdr(p + s) & BLOCK_PREV_FREE) != 0)
-        return reject_free(t, p, RTM_ERR_CORRUPT_HEADER,
-                           "block header overwritten (span or neighbour flags wrong)");
-    if ((hdr(p) & BLOCK_PREV_FREE) != 0) {
-        size_t ps = prev_span(p);
-        if (ps < MIN_SPAN || ps > (size_t)(p - first) || span_of(p - ps) != ps)
-            return reject_free(t, p, RTM_ERR_CORRUPT_HEADER,
-                               "block header or its free neighbour overwritten");
-    }
+    size_t d = fast_offset(t, p);
+    if (RTM_DEBUG || ((uintptr_t)p & (GRAN - 1u)) != 0 || d > t->fast_last)
+        return -1;
+    *below = d;
+    *room = t->fast_last - d;
     return 0;
 }
 
-/* Debug builds: a header with FREE set is a double free when its span is
- * plausible, an overwritten header when it is not. */
-static RTM_NOINLINE int debug_free_bit(const rtm_tlsf *t, const char *p)
+#if RTM_DEBUG
+/* Debug builds: a free right neighbour must have a span inside the pool and
+ * a footer equal to it before its links are trusted by the merge. */
+static int debug_neighbour_bad(const char *p, size_t room)
 {
-    tlsf_pool *pool = pool_of(t, p);
-    size_t s = span_of(p);
-    if (s < MIN_SPAN || s > (size_t)(at(t, pool->end) - p))
-        return reject_free(t, p, RTM_ERR_CORRUPT_HEADER, "block header overwritten");
-    return reject_free(t, p, RTM_ERR_DOUBLE_FREE, "block freed twice");
+    const char *next = p + span_of(p);
+    uint32_t nh = hdr(next);
+    size_t ns = nh & SPAN_MASK, left = room + MIN_SPAN - span_of(p);
+    if ((nh & BLOCK_FREE) == 0)
+        return 0;
+    return ns < MIN_SPAN || ns > left || prev_span(next + ns) != ns;
 }
-#define DEBUG_VALIDATE(t, p) debug_validate(t, p)
 #else
-#define DEBUG_VALIDATE(t, p) 0
-#define DEBUG_IN_POOL(t, p)  1
-#define debug_free_bit(t, p) reject_free(t, p, RTM_ERR_DOUBLE_FREE, "block freed twice")
+#define debug_neighbour_bad(p, room) 0
 #endif
 
-/* Cheap checks kept in every build: misaligned pointer, double free. Debug
- * builds first make sure p lies in a pool, so that reading its header is
- * safe and a foreign pointer is called foreign, not a double free. */
-static inline int free_arg_bad(const rtm_tlsf *t, const char *p)
+/* Reports a pointer outside every pool (cold: only misuse gets here). */
+static RTM_COLD RTM_NOINLINE int refuse_foreign(const rtm_tlsf *t, const char *p)
 {
-    if (RTM_UNLIKELY(((uintptr_t)p & (GRAN - 1u)) != 0))
+    if (((uintptr_t)p & (GRAN - 1u)) != 0)
         return reject_free(t, p, RTM_ERR_FOREIGN_POINTER, "pointer not aligned like any block");
-    if (RTM_DEBUG && DEBUG_IN_POOL(t, p) == 0)
-        return reject_free(t, p, RTM_ERR_FOREIGN_POINTER,
-                           "pointer not inside any pool of this heap");
-    if (RTM_UNLIKELY((hdr(p) & BLOCK_FREE) != 0))
-        return debug_free_bit(t, p);
-    return DEBUG_VALIDATE(t, p);
+    return reject_free(t, p, RTM_ERR_FOREIGN_POINTER, "pointer not inside any pool of this heap");
+}
+
+/* Reports a pointer in a pool that is not a used block: a FREE header with a
+ * span that fits the pool is a block freed before, anything else a header
+ * no block can have (cold). */
+static RTM_COLD RTM_NOINLINE int refuse_header(const rtm_tlsf *t, const char *p, size_t room)
+{
+    uint32_t h = hdr(p);
+    if ((h & BLOCK_FREE) != 0 && (h & SPAN_MASK) - MIN_SPAN <= room)
+        return reject_free(t, p, RTM_ERR_DOUBLE_FREE, "block is free (freed twice?)");
+    return reject_free(t, p, RTM_ERR_CORRUPT_HEADER,
+                       "not a used block: its header or a neighbour's disagrees (interior or "
+                       "stale pointer, or header overwritten)");
+}
+
+/* Steps 2-4 and the debug checks, for p located by step 1. */
+static inline int used_block_at(const char *p, size_t below, size_t room)
+{
+    return !header_bad(p, below, room) && !debug_neighbour_bad(p, room);
+}
+
+/* The validation against the pool that holds p, reporting a refusal: 0
+ * when p is a used block of t. O(pools). */
+static RTM_NOINLINE int block_invalid_searched(const rtm_tlsf *t, const char *p)
+{
+    size_t below = 0, room = 0;
+    if (locate_in_pools(t, (uintptr_t)p, &below, &room) != 0)
+        return refuse_foreign(t, p);
+    if (!used_block_at(p, below, room))
+        return refuse_header(t, p, room);
+    return 0;
+}
+
+/* The whole validation, reporting a refusal: 0 when p is a used block of t.
+ * For realloc and usable_size: the fast range first, then the search. */
+static inline int block_invalid(const rtm_tlsf *t, const char *p)
+{
+    size_t below = 0, room = 0;
+    if (locate_fast(t, p, &below, &room) == 0 && used_block_at(p, below, room))
+        return 0;
+    return block_invalid_searched(t, p);
 }
 
 /* Returns used block b (span s) to the free lists, merging with free
@@ -287,30 +369,32 @@ static inline void release_block(rtm_tlsf *t, char *b, size_t s)
 {
     char *next = b + s;
     uint32_t next_hdr = hdr(next);
-    size_t merges = 0;
     if ((hdr(b) & BLOCK_PREV_FREE) != 0) {
         size_t ps = prev_span(b);
         /* b's own header is now inside the merged block; marking it free
          * keeps a second free(b) detectable (it lies past the links). */
         set_hdr(b, hdr(b) | BLOCK_FREE);
         b -= ps;
+        RTM_ASSERT((hdr(b) & (BLOCK_FREE | SPAN_MASK)) == (BLOCK_FREE | ps));
+        t->free_blocks--;
         list_remove(t, b);
         s += ps;
-        merges++;
     }
     if ((next_hdr & BLOCK_FREE) != 0) {
         size_t ns = next_hdr & SPAN_MASK;
+        t->free_blocks--;
         list_remove(t, next);
         s += ns;
         next += ns;
         next_hdr = hdr(next);
-        merges++;
     }
     set_hdr(b, s | BLOCK_FREE);
     set_footer(b, s);
     set_hdr(next, next_hdr | BLOCK_PREV_FREE);
     list_insert(t, b, s);
-    t->free_blocks = t->free_blocks + 1u - merges;
+    /* One free block less per merge, one more now: each a single add or
+     * subtract to memory, cheaper than counting the merges. */
+    t->free_blocks++;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -398,25 +482,57 @@ void *rtm_tlsf_aligned_alloc(rtm_tlsf *t, size_t align, size_t size)
     return use_block(t, a, span_of(a), s, flags);
 }
 
-/* Hot path. Worst case: two merges (two removals) and one insertion. */
+/* Frees used block p, validated. */
+static inline void free_used(rtm_tlsf *t, char *p)
+{
+    size_t s = span_of(p);
+    t->used_bytes -= s - HDR_BYTES;
+    t->live_blocks--;
+    release_block(t, p, s);
+}
+
+/* A free the fast path did not accept: a block of a pool outside the fast
+ * range, or misuse (reported). */
+static RTM_NOINLINE int free_searched(rtm_tlsf *t, char *p)
+{
+    if (block_invalid_searched(t, p) != 0)
+        return -1;
+    free_used(t, p);
+    return 0;
+}
+
+/* Hot path. Worst case: two merges (two removals) and one insertion. The
+ * pointer's validation (see above) is inline for the fast range; both
+ * refusal paths are tail calls, so the function needs no stack frame. */
 int rtm_tlsf_free(rtm_tlsf *t, void *ptr)
 {
     STEPS_RESET(t);
     if (RTM_UNLIKELY(ptr == NULL))
         return 0;
     char *p = (char *)ptr;
-    if (RTM_UNLIKELY(free_arg_bad(t, p) != 0))
-        return -1;
-    size_t s = span_of(p);
-    t->used_bytes -= s - HDR_BYTES;
-    t->live_blocks--;
-    release_block(t, p, s);
+    size_t below = fast_offset(t, p), room = 0;
+    if (RTM_UNLIKELY(RTM_DEBUG || ((uintptr_t)p & (GRAN - 1u)) != 0))
+        return free_searched(t, p);
+    if (RTM_UNLIKELY(__builtin_sub_overflow(t->fast_last, below, &room)))
+        return free_searched(t, p); /* below the range or past it */
+    if (RTM_UNLIKELY(header_bad(p, below, room)))
+        return free_searched(t, p); /* misuse, or a block past the range's end */
+    free_used(t, p);
     return 0;
 }
 
 size_t rtm_tlsf_usable_size(const void *ptr)
 {
     return ptr == NULL ? 0 : span_of((const char *)ptr) - HDR_BYTES;
+}
+
+size_t rtm_tlsf_usable_size_in(const rtm_tlsf *t, const void *ptr)
+{
+    if (ptr == NULL)
+        return 0;
+    if (block_invalid(t, (const char *)ptr) != 0)
+        return 0;
+    return span_of((const char *)ptr) - HDR_BYTES;
 }
 
 /* Shrinks used block p from span cur to span s in place, giving the tail
@@ -486,7 +602,7 @@ void *rtm_tlsf_realloc(rtm_tlsf *t, void *ptr, size_t size)
     }
     STEPS_RESET(t);
     char *p = (char *)ptr;
-    if (free_arg_bad(t, p) != 0)
+    if (block_invalid(t, p) != 0)
         return NULL;
     if (size > RTM_TLSF_MAX_BLOCK)
         return refuse(t, RTM_ENOMEM);
@@ -516,7 +632,7 @@ void *rtm_tlsf_realloc(rtm_tlsf *t, void *ptr, size_t size)
 /* Creation, pools, reset, stats                                           */
 /* ---------------------------------------------------------------------- */
 
-size_t rtm_tlsf_control_size(void) { return (sizeof(rtm_tlsf) + GRAN - 1u) & ~(GRAN - 1u); }
+size_t rtm_tlsf_control_size(void) { return CONTROL_BYTES; }
 
 /* Record + 4 unused + first header + sentinel header. */
 size_t rtm_tlsf_pool_overhead(void) { return POOL_FIRST_PAYLOAD + HDR_BYTES; }
@@ -565,23 +681,29 @@ static size_t add_one_pool(rtm_tlsf *t, char *mem, size_t bytes)
     return lost + POOL_FIRST_PAYLOAD + s;
 }
 
-#if RTM_DEBUG
-static int overlaps_pool(const rtm_tlsf *t, const char *mem, size_t bytes)
+/* Does [mem, mem + bytes) wrap around the end of the address space? Such a
+ * "region" cannot be memory; pools carved from it would be written all
+ * over. */
+static inline int region_wraps(const void *mem, size_t bytes)
 {
-    const char *ctrl = tlsf_base(t);
-    if (mem < ctrl + sizeof(rtm_tlsf) && ctrl < mem + bytes)
+    return (uintptr_t)bytes > UINTPTR_MAX - (uintptr_t)mem;
+}
+
+/* Does [lo, hi) share a byte with the control structure or a pool of t?
+ * Integer compares: the regions are different objects. O(pools). */
+static int overlaps_heap(const rtm_tlsf *t, uintptr_t lo, uintptr_t hi)
+{
+    uintptr_t ctrl = (uintptr_t)t;
+    if (lo < ctrl + sizeof(rtm_tlsf) && ctrl < hi)
         return 1;
     for (ptrdiff_t off = t->first_pool; off != 0;) {
         tlsf_pool *pool = pool_at(t, off);
-        if (mem < at(t, pool->end) && (char *)pool < mem + bytes)
+        if (lo < (uintptr_t)at(t, pool->end) && (uintptr_t)pool < hi)
             return 1;
         off = pool->next;
     }
     return 0;
 }
-#else
-#define overlaps_pool(t, mem, bytes) 0
-#endif
 
 /* Adds a region as one pool per MAX_SPAN bytes. Pools never touch, so a
  * block never spans two regions even when the caller's regions are adjacent.
@@ -600,16 +722,37 @@ static int add_region(rtm_tlsf *t, char *mem, size_t bytes)
     return 0;
 }
 
+/* The address where the fast range's memory ends (its last pool's end). */
+static uintptr_t fast_end(const rtm_tlsf *t)
+{
+    return (uintptr_t)t + FAST_FIRST + t->fast_last + MIN_SPAN;
+}
+
+/* Extends the fast range up to the end of the newest pool (the highest of
+ * the region just added), whose region the caller made sure starts less
+ * than FAST_GAP bytes after the range's end (tlsf_layout.h: why the gap
+ * cannot fault). */
+static void fast_range_extend(rtm_tlsf *t)
+{
+    uintptr_t end = (uintptr_t)at(t, pool_at(t, t->first_pool)->end);
+    t->fast_last = (size_t)(end - MIN_SPAN - ((uintptr_t)t + FAST_FIRST));
+}
+
 int rtm_tlsf_add_pool(rtm_tlsf *t, void *mem, size_t bytes)
 {
-    if (t == NULL || mem == NULL || overlaps_pool(t, (char *)mem, bytes)) {
+    if (t == NULL || mem == NULL || region_wraps(mem, bytes) ||
+        overlaps_heap(t, (uintptr_t)mem, (uintptr_t)mem + bytes)) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return -1;
     }
+    uintptr_t rec = ((uintptr_t)mem + GRAN - 1u) & ~(uintptr_t)(GRAN - 1u);
+    int touches = rec - fast_end(t) < FAST_GAP; /* its first record */
     if (add_region(t, (char *)mem, bytes) != 0) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return -1;
     }
+    if (touches)
+        fast_range_extend(t);
     return 0;
 }
 
@@ -621,12 +764,12 @@ static void control_clear(rtm_tlsf *t)
         t->heads[idx] = 0;
     t->used_bytes = t->live_blocks = t->free_blocks = 0;
     t->peak_used = t->failed_allocs = 0;
-    t->steps = 0;
+    STEPS_RESET(t);
 }
 
 rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes)
 {
-    if (mem == NULL) {
+    if (mem == NULL || region_wraps(mem, bytes)) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }
@@ -638,14 +781,16 @@ rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes)
     }
     rtm_tlsf *t = (rtm_tlsf *)start;
     t->kind = RTM_KIND_TLSF;
-    t->unused = 0;
     control_clear(t);
-    t->arena_bytes = lost + rtm_tlsf_control_size();
+    t->arena_bytes = lost + CONTROL_BYTES;
     t->total_span = 0;
     t->max_align = GRAN;
     t->first_pool = 0;
-    size_t ctrl = rtm_tlsf_control_size();
-    (void)add_region(t, (char *)t + ctrl, bytes - lost - ctrl);
+    (void)add_region(t, (char *)t + CONTROL_BYTES, bytes - lost - CONTROL_BYTES);
+    /* The fast range: the first pool (the region's further pools, when it
+     * is over 4 GiB, are searched). */
+    tlsf_pool *main_pool = pool_at(t, (ptrdiff_t)CONTROL_BYTES);
+    t->fast_last = (size_t)(at(t, main_pool->end) - pool_first(main_pool)) - MIN_SPAN;
     return t;
 }
 
@@ -675,7 +820,15 @@ rtm_stats rtm_tlsf_stats(const rtm_tlsf *t)
     return st;
 }
 
-size_t rtm_tlsf_last_steps(const rtm_tlsf *t) { return RTM_TLSF_COUNT_STEPS ? t->steps : 0; }
+size_t rtm_tlsf_last_steps(const rtm_tlsf *t)
+{
+#if RTM_TLSF_COUNT_STEPS
+    return t->steps;
+#else
+    (void)t;
+    return 0;
+#endif
+}
 
 /* --- the generic API's descriptor (core/kind.h) ------------------------ */
 
@@ -686,8 +839,7 @@ RTM_KIND_ADAPT_WHOLE(tlsf, rtm_tlsf)
 
 static size_t tlsf_kind_usable_size(rtm_heap *h, const void *ptr)
 {
-    (void)h;
-    return rtm_tlsf_usable_size(ptr);
+    return rtm_tlsf_usable_size_in(RTM_KIND_AS(rtm_tlsf, h), ptr);
 }
 static int tlsf_kind_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {

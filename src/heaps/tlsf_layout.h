@@ -110,8 +110,32 @@ struct rtm_tlsf {
     size_t total_span;           /* sum of the spans of all blocks of all pools */
     size_t max_align;            /* largest alignment ever asked (realloc cap)  */
     ptrdiff_t first_pool;        /* offset of the first pool record             */
-    size_t steps;                /* RTM_TLSF_COUNT_STEPS: steps of the last op  */
+    size_t fast_last;            /* fast range: last payload, from FAST_FIRST   */
+#if RTM_TLSF_COUNT_STEPS
+    size_t steps; /* steps of the last op: test builds only, after the layout */
+#endif
 };
+
+/*
+ * The fast range: where free() may read a header without searching the pool
+ * list. It starts at the first pool's first payload, which rtm_tlsf_create()
+ * always puts at FAST_FIRST bytes past the control structure, and covers the
+ * payload addresses [FAST_FIRST, FAST_FIRST + fast_last] (offsets from the
+ * control): the first pool, extended by every later pool whose record starts
+ * less than FAST_GAP bytes after the range's end. The range plus MIN_SPAN
+ * bytes is then the caller's memory but for gaps shorter than 32 bytes,
+ * which hold no byte of an inaccessible page or MPU region (those are
+ * 32-byte aligned multiples of 32 bytes at least, so one lying in a gap
+ * would make the gap 32 bytes long), so a header read in it cannot fault.
+ * fast_last sits where older versions kept a step counter that release
+ * builds never advanced: a control they wrote holds 0 there, so only the
+ * first block is in range and the rest is searched (slower but correct).
+ * The counter itself (RTM_TLSF_COUNT_STEPS, a test build) now follows the
+ * layout.
+ */
+#define FAST_GAP      32u
+#define CONTROL_BYTES ((sizeof(struct rtm_tlsf) + GRAN - 1u) & ~(GRAN - 1u))
+#define FAST_FIRST    (CONTROL_BYTES + POOL_FIRST_PAYLOAD)
 
 /* --- accessors: the only code that knows where fields live ------------- */
 
@@ -123,6 +147,15 @@ static inline uint32_t *hdr_ptr(const char *p) { return (uint32_t *)(uintptr_t)(
 static inline uint32_t hdr(const char *p) { return *hdr_ptr(p); }
 static inline void set_hdr(char *p, size_t v) { *hdr_ptr(p) = (uint32_t)v; }
 static inline size_t span_of(const char *p) { return hdr(p) & SPAN_MASK; }
+/* A header word at an address that may not be 4-aligned (read while a
+ * pointer is still being validated: a footer read from user data is any
+ * number). One load where the target allows unaligned loads. */
+static inline uint32_t hdr_unaligned(const char *p)
+{
+    uint32_t v;
+    __builtin_memcpy(&v, p - HDR_BYTES, sizeof v);
+    return v;
+}
 
 static inline ptrdiff_t *link_next(const char *p) { return (ptrdiff_t *)(uintptr_t)p; }
 /* The offset of the slot that points to this block: the previous block's

@@ -317,6 +317,6 @@ int rtm_tlsf_rebuild(rtm_tlsf *t)
     t->total_span = sum.span;
     if (t->peak_used < t->used_bytes)
         t->peak_used = t->used_bytes;
-    t->steps = 0;
+    STEPS_RESET(t);
     return 0;
 }

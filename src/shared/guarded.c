@@ -90,7 +90,9 @@ size_t rtm_locked_min_region(const char *algorithm)
 rtm_heap *rtm_locked_create(const char *algorithm, void *mem, size_t bytes)
 {
     size_t min = algorithm != NULL ? rtm_locked_min_region(algorithm) : 0;
-    if (mem == NULL || min == 0 || bytes < min) {
+    /* A size wrapping the address space is refused before the guard is
+     * written (the inner create would refuse it only after). */
+    if (mem == NULL || min == 0 || bytes < min || bytes > UINTPTR_MAX - (uintptr_t)mem) {
         errno = EINVAL;
         return NULL;
     }
@@ -297,6 +299,6 @@ int rtm_guarded_register(void)
 {
     if (rtm_kind_register(&guarded_kind) == 0)
         return 0;
-    errno = ENOSPC; /* every extension slot taken: not with rtmem's own kinds */
+    errno = ENOSPC; /* its slot taken by another kind: never with rtmem's own */
     return -1;
 }

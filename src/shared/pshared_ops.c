@@ -288,12 +288,22 @@ static int check_fail(rtm_guard *g, const void *where, const char *what)
     return -1;
 }
 
+/* TLSF's own check of the inner heap, bounded by the segment: the inner
+ * control structure lives in shared memory that any process (or a stray
+ * write) may have damaged, and must not lead the check out of the segment. */
+static int check_inner(rtm_guard *g)
+{
+    rtm_tlsf *t = guard_tlsf(g);
+    size_t inner = (size_t)((char *)t - (char *)g);
+    return rtm_tlsf_check_region(t, t, (size_t)g->bytes - inner);
+}
+
 /* TLSF's own check, then what the shared layer adds: the intent record is
  * idle, every used block is tagged, the tag sum and the peak agree. */
 int rtm_pshared_check(rtm_guard *g)
 {
     rtm_tlsf *t = guard_tlsf(g);
-    if (rtm_tlsf_check(t) != 0)
+    if (check_inner(g) != 0)
         return -1;
     if (g->intent.state != INTENT_IDLE)
         return check_fail(g, &g->intent, "an operation is still recorded as in flight");

@@ -69,6 +69,16 @@ static int replay_intent(rtm_guard *g)
     return 0;
 }
 
+/* The inner heap's structure, checked within the segment before anything
+ * walks its blocks (the tag counters below): a heap the replay could not
+ * make walkable fails here instead of leading a walk out of the segment. */
+static int inner_walkable(rtm_guard *g)
+{
+    rtm_tlsf *t = guard_tlsf(g);
+    size_t inner = (size_t)((char *)t - (char *)g);
+    return rtm_tlsf_check_region(t, t, (size_t)g->bytes - inner) == 0;
+}
+
 int rtm_pshared_recover(rtm_guard *g, uint32_t dead)
 {
     guard_intent *in = &g->intent;
@@ -81,6 +91,8 @@ int rtm_pshared_recover(rtm_guard *g, uint32_t dead)
         if (replay_intent(g) != 0)
             return -1;
     }
+    if (!inner_walkable(g))
+        return -1;
     /* Counters the shared layer keeps beside TLSF's, re-derived. */
     g->tag_bytes = rtm_pshared_tag_sum(g);
     rtm_stats st = rtm_tlsf_stats(guard_tlsf(g));

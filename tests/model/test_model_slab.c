@@ -8,12 +8,12 @@
  *
  * What the slab promises the rig (flags): exact stats, realloc(p, 0) frees,
  * errno ENOMEM, exact walk (object slots and buddy blocks), shrink in
- * place, ENOTSUP for alignments the arena can never give. Not promised:
+ * place, ENOTSUP for alignments the arena can never give, and coalescing
+ * (RIG_COALESCES: an empty slab is cached only where it cannot split the
+ * buddy's largest blocks, so freeing everything restores free_bytes and
+ * largest_free). Not promised:
  *  - RIG_LARGEST_FREE_EXACT: with the buddy exhausted, largest_free is the
- *    largest class with a free slot, while a smaller class may be full;
- *  - RIG_COALESCES: one cached empty slab per class keeps its page from
- *    merging, so largest_free after freeing everything may be lower
- *    (free_bytes is restored: the cached slab's slots count as free).
+ *    largest class with a free slot, while a smaller class may be full.
  * Alignment is 8 (class 8); overhead 0 (no per-object header).
  */
 #include <stdio.h>
@@ -55,7 +55,7 @@ static rig_ops rig_ops_slab(rtm_slab *b)
     ops.alignment = RTM_ALIGN;
     ops.block_overhead = 0;
     ops.flags = RIG_STATS_EXACT | RIG_REALLOC_ZERO_FREES | RIG_ERRNO_ENOMEM | RIG_WALK_EXACT |
-                RIG_SHRINK_IN_PLACE | RIG_ALIGN_ENOTSUP;
+                RIG_SHRINK_IN_PLACE | RIG_ALIGN_ENOTSUP | RIG_COALESCES;
     return ops;
 }
 
