@@ -11,7 +11,7 @@ CMAKE_FLAGS ?=
 # and bench run the build with build and bench (install when root).
 DEPS    ?= check
 
-.PHONY: all build test bench format format-check deps deps-build deps-bench clean
+.PHONY: all build test bench fuzz format format-check deps deps-build deps-bench clean
 
 all: build
 
@@ -37,6 +37,12 @@ test:
 bench:
 	@$(MAKE) --no-print-directory build DEPS=bench
 	scripts/bench.sh $(BUILD)
+
+# libFuzzer targets (tests/fuzz/README.md): each runs FUZZ_SECONDS (10 min),
+# built with clang in build-fuzz/ (a CMake project of its own).
+FUZZ_SECONDS ?= 600
+fuzz:
+	tests/fuzz/run.sh $(FUZZ_SECONDS) build-fuzz
 
 format-check: build
 	cmake --build $(BUILD) --target format-check

@@ -18,7 +18,7 @@ case "$what" in
   build|check) ;;
   bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib) ;;
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
-               sqlite3 git g++ python3 libpython3-testsuite) ;;
+               sqlite3 git g++ python3 libpython3-testsuite clang) ;;
   *) echo "usage: scripts/deps.sh build|bench|ci|check" >&2; exit 2 ;;
 esac
 
