@@ -102,9 +102,11 @@ RTM_API void *rtm_tlsf_realloc(rtm_tlsf *t, void *ptr, size_t size);
  *  Not detectable without per-block metadata (undefined behaviour): a
  *  pointer whose 4 bytes below form a header that passes these checks -- a
  *  stale pointer at which the memory was re-split so that a live block
- *  starts exactly there (it frees that block), or an interior pointer below
- *  which the user stored such a word -- and a neighbour whose header was
- *  forged too. rtm_tlsf_check() (O(heap)) finds what such a free broke.
+ *  starts exactly there (it frees that block), a stale pointer into memory
+ *  rtm_tlsf_reset() made free (its old header is still there), an interior
+ *  pointer below which the user stored such a word -- and a free neighbour
+ *  whose header was forged too. rtm_tlsf_check() (O(heap)) finds what such
+ *  a free broke. docs/TLSF.md, "Errors and misuse", has the exact checks.
  *  O(1) for a block in the heap's first pools (the fast range, see
  *  rtm_tlsf_add_pool); O(pools) in other added pools and for misuse. */
 RTM_API int rtm_tlsf_free(rtm_tlsf *t, void *ptr);
@@ -152,7 +154,9 @@ RTM_API void rtm_tlsf_walk(const rtm_tlsf *t,
 
 /** Frees everything: each pool becomes one free block again and the counters
  *  restart. Time bounded by the number of pools plus the fixed size of the
- *  control structure, whatever the number of blocks. */
+ *  control structure, whatever the number of blocks. The blocks' old headers
+ *  stay where they were: freeing a pointer from before the reset is not
+ *  detected (undefined). */
 RTM_API void rtm_tlsf_reset(rtm_tlsf *t);
 
 /** Number of internal steps (list, bitmap and split/merge operations) the
