@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "../common/check.h"
+#include "../common/bytes.h"
 #include "../common/recorder.h"
 #include "../common/region.h"
 #include "rtmem.h"
@@ -37,14 +38,6 @@ static rtm_halffit *make(test_region *r, size_t units)
     REQUIRE(h != NULL);
     REQUIRE(rtm_halffit_stats(h).largest_free == units * U - HDR);
     return h;
-}
-
-static int stats_equal(rtm_stats a, rtm_stats b)
-{
-    return a.arena_bytes == b.arena_bytes && a.used_bytes == b.used_bytes &&
-           a.free_bytes == b.free_bytes && a.largest_free == b.largest_free &&
-           a.live_blocks == b.live_blocks && a.peak_used_bytes == b.peak_used_bytes &&
-           a.failed_allocs == b.failed_allocs;
 }
 
 /* free(p) must be refused as a double free and change nothing. */

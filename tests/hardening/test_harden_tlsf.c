@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "../common/check.h"
+#include "../common/bytes.h"
 #include "../common/recorder.h"
 #include "../common/region.h"
 #include "../common/rng.h"
@@ -122,32 +123,6 @@ static size_t span_for(size_t n)
 {
     size_t s = (n + HDR + 7u) & ~(size_t)7u;
     return s < RTM_TLSF_MIN_BLOCK + HDR ? RTM_TLSF_MIN_BLOCK + HDR : s;
-}
-
-static int stats_equal(rtm_stats a, rtm_stats b)
-{
-    return a.arena_bytes == b.arena_bytes && a.used_bytes == b.used_bytes &&
-           a.free_bytes == b.free_bytes && a.largest_free == b.largest_free &&
-           a.live_blocks == b.live_blocks && a.peak_used_bytes == b.peak_used_bytes &&
-           a.failed_allocs == b.failed_allocs;
-}
-
-static uint32_t get32(const void *at)
-{
-    uint32_t v;
-    memcpy(&v, at, sizeof v);
-    return v;
-}
-
-static void put32(void *at, uint32_t v) { memcpy(at, &v, sizeof v); }
-
-static int all_bytes(const void *p, size_t n, unsigned char v)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != v)
-            return 0;
-    return 1;
 }
 
 /* ---------------------------------------------------------------------- */

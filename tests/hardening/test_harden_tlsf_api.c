@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "../common/check.h"
+#include "../common/bytes.h"
 #include "../common/recorder.h"
 #include "../common/region.h"
 #include "../common/rng.h"
@@ -31,14 +32,6 @@
 #include "rtmem.h"
 
 #define KiB ((size_t)1024)
-
-static int stats_equal(rtm_stats a, rtm_stats b)
-{
-    return a.arena_bytes == b.arena_bytes && a.used_bytes == b.used_bytes &&
-           a.free_bytes == b.free_bytes && a.largest_free == b.largest_free &&
-           a.live_blocks == b.live_blocks && a.peak_used_bytes == b.peak_used_bytes &&
-           a.failed_allocs == b.failed_allocs;
-}
 
 /* ---------------------------------------------------------------------- */
 /* usable                                                                  */

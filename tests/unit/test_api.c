@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "../common/check.h"
+#include "../common/bytes.h"
 #include "../common/recorder.h"
 #include "../common/region.h"
 #include "rtmem.h"
@@ -26,14 +27,6 @@ static rtm_heap *new_heap(test_region *r, size_t bytes, size_t misalign)
     rtm_heap *h = rtm_heap_create("tlsf", r->mem, r->bytes);
     REQUIRE(h != NULL);
     return h;
-}
-
-static int stats_equal(rtm_stats a, rtm_stats b)
-{
-    return a.arena_bytes == b.arena_bytes && a.used_bytes == b.used_bytes &&
-           a.free_bytes == b.free_bytes && a.largest_free == b.largest_free &&
-           a.live_blocks == b.live_blocks && a.peak_used_bytes == b.peak_used_bytes &&
-           a.failed_allocs == b.failed_allocs;
 }
 
 static uintptr_t align_up(uintptr_t x, uintptr_t a) { return (x + a - 1u) & ~(a - 1u); }

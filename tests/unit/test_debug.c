@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "../common/check.h"
+#include "../common/bytes.h"
 #include "../common/recorder.h"
 #include "../common/region.h"
 #include "rtmem.h"
@@ -33,33 +34,7 @@
 #define KiB ((size_t)1024)
 #define HDR ((size_t)RTM_TLSF_HEADER_BYTES)
 
-static int stats_equal(rtm_stats a, rtm_stats b)
-{
-    return a.arena_bytes == b.arena_bytes && a.used_bytes == b.used_bytes &&
-           a.free_bytes == b.free_bytes && a.largest_free == b.largest_free &&
-           a.live_blocks == b.live_blocks && a.peak_used_bytes == b.peak_used_bytes &&
-           a.failed_allocs == b.failed_allocs;
-}
-
-static uint32_t get32(const void *at)
-{
-    uint32_t v;
-    memcpy(&v, at, sizeof v);
-    return v;
-}
-
-static void put32(void *at, uint32_t v) { memcpy(at, &v, sizeof v); }
-
 static void fill(void *p, size_t n, unsigned char v) { memset(p, v, n); }
-
-static int all_bytes(const void *p, size_t n, unsigned char v)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        if (b[i] != v)
-            return 0;
-    return 1;
-}
 
 /* A heap with a few live blocks (contents known) and a free one between
  * them, so the free lists are not trivial. */

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "../common/check.h"
+#include "../common/bytes.h"
 #include "../common/recorder.h"
 #include "../common/region.h"
 #include "../common/rng.h"
@@ -73,25 +74,8 @@ static size_t verify(const void *p, size_t n, uintptr_t key)
     return n;
 }
 
-static uint32_t get32(const void *at)
-{
-    uint32_t v;
-    memcpy(&v, at, sizeof v);
-    return v;
-}
-
-static void put32(void *at, uint32_t v) { memcpy(at, &v, sizeof v); }
-
 /* The header word of block p, the 4 bytes just below it (tlsf_layout.h). */
 static uint32_t header_of(const void *p) { return get32((const unsigned char *)p - HDR); }
-
-static int stats_equal(rtm_stats a, rtm_stats b)
-{
-    return a.arena_bytes == b.arena_bytes && a.used_bytes == b.used_bytes &&
-           a.free_bytes == b.free_bytes && a.largest_free == b.largest_free &&
-           a.live_blocks == b.live_blocks && a.peak_used_bytes == b.peak_used_bytes &&
-           a.failed_allocs == b.failed_allocs;
-}
 
 /* A typed heap over a fresh malloc'd region. */
 static rtm_tlsf *typed_heap(test_region *r, size_t bytes, size_t misalign)
