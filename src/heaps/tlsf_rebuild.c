@@ -292,6 +292,24 @@ static void rebuild_pool(rtm_tlsf *t, tlsf_pool *pool, rebuild_totals *sum)
         close_free_run(t, run, run_span, sum);
 }
 
+int rtm_tlsf_pools_within(const rtm_tlsf *t, size_t bytes)
+{
+    size_t pools = 0, limit = bytes / (POOL_FIRST_PAYLOAD + MIN_SPAN) + 1u;
+    for (ptrdiff_t off = t->first_pool; off != 0;) {
+        /* Integer checks first: no pointer is formed from an offset that
+         * has not been bounded by the region. */
+        if (off < 0 || (size_t)off > bytes || bytes - (size_t)off < sizeof(tlsf_pool) ||
+            ++pools > limit)
+            return 0;
+        const tlsf_pool *pool = pool_at(t, off);
+        ptrdiff_t end = pool->end;
+        if (end <= off || (size_t)end > bytes || (size_t)(end - off) < POOL_FIRST_PAYLOAD)
+            return 0;
+        off = pool->next;
+    }
+    return 1;
+}
+
 int rtm_tlsf_rebuild(rtm_tlsf *t)
 {
     if (t == NULL) {

@@ -66,6 +66,13 @@ void rtm_tlsf_undo_apply(rtm_tlsf *t, const rtm_tlsf_undo *u);
  * idempotent, so an interrupted rebuild is simply run again. */
 int rtm_tlsf_rebuild(rtm_tlsf *t);
 
+/* 1 when every pool record the control names, and each pool's end, lies in
+ * [t, t + bytes); 0 otherwise (also for a pool list that loops). Checked
+ * with integer arithmetic before any pointer is formed: what crash recovery
+ * runs before it trusts the pool list of a segment another process wrote
+ * (undo_apply and rebuild follow that list). O(pools). */
+int rtm_tlsf_pools_within(const rtm_tlsf *t, size_t bytes);
+
 /* Number of free blocks (stats of heaps that wrap TLSF blocks). O(1). */
 size_t rtm_tlsf_free_count(const rtm_tlsf *t);
 

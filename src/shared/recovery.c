@@ -50,6 +50,10 @@ static int replay_intent(rtm_guard *g)
 {
     guard_intent *in = &g->intent;
     rtm_tlsf *t = guard_tlsf(g);
+    /* Reset, undo and rebuild all follow the pool list: bounded first. */
+    size_t inner = (size_t)((char *)t - (char *)g);
+    if (!rtm_tlsf_pools_within(t, (size_t)g->bytes - inner))
+        return -1;
     if (in->op == RTM_SHARED_OP_RESET) {
         rtm_tlsf_reset(t);
         g->peak_used = 0;
