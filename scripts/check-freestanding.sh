@@ -16,8 +16,9 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$(mktemp -d)}
 mkdir -p "$out"
-# Every allocator core, whatever heaps exist, and the whole core.
-mapfile -t sources < <(cd "$root" && ls src/heaps/*.c src/core/*.c)
+# Every allocator core, whatever heaps exist, the whole core, and zsmalloc
+# (its typed API, which firmware.c calls too).
+mapfile -t sources < <(cd "$root" && ls src/heaps/*.c src/core/*.c src/zsmalloc/*.c)
 flags=(-std=c11 -O2 -ffreestanding -DRTM_FREESTANDING=1
        -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wcast-align -Wundef -Werror
        -I"$root/include" -I"$root/src")

@@ -260,7 +260,19 @@ def sane_memcheck(doc, errors):
                               (hp, name, show(failed), show(runs)))
 
 
+def sane_grow(doc, errors):
+    """bench random --grow: TLSF three ways, each measured."""
+    ways = doc.get("grow_ways")
+    names = [w.get("name") for w in ways if isinstance(w, dict)] if isinstance(ways, list) else []
+    for must in ("whole", "chunks", "reserve"):
+        if must not in names:
+            errors.append("$.grow_ways: no row for '%s'" % must)
+
+
 def sane_random(doc, errors):
+    if doc.get("mode") == "grow":
+        sane_grow(doc, errors)
+        return
     allocs = doc.get("allocators")
     if not isinstance(allocs, list):
         return

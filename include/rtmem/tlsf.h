@@ -71,6 +71,19 @@ RTM_API rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes);
  *  O(pools). */
 RTM_API int rtm_tlsf_add_pool(rtm_tlsf *t, void *mem, size_t bytes);
 
+/** Sets the grow function (see rtm_grow_fn and rtm_heap_set_grow() in
+ *  rtmem.h, spelled out here so this header stands alone): when no block
+ *  fits, alloc, aligned_alloc and a moving realloc call grow(ctx, min_bytes,
+ *  &got) once, with min_bytes = span + 32 (span: the request + 4 rounded up
+ *  to 8, at least 24; for aligned_alloc, span + alignment + 24), add the
+ *  memory (extending the pool it continues, else as a new pool) and retry.
+ *  NULL turns growing off (the default). Kept across rtm_tlsf_reset().
+ *  0, or -1 (errno EINVAL) for a NULL t. O(1). Not for a heap in shared
+ *  memory (rtm_tlsf_check_region() fails on a heap with a grow function). */
+RTM_API int rtm_tlsf_set_grow(rtm_tlsf *t,
+                              void *(*grow)(void *ctx, size_t min_bytes, size_t *got_bytes),
+                              void *ctx);
+
 /** O(1). NULL (errno ENOMEM) when nothing fits or size > RTM_TLSF_MAX_BLOCK.
  *  Size 0 gives a unique minimum block. Hot path. */
 RTM_API void *rtm_tlsf_alloc(rtm_tlsf *t, size_t size);
@@ -142,8 +155,9 @@ RTM_API int rtm_tlsf_check(const rtm_tlsf *t);
  *  pools) lies in [mem, mem + bytes): it also fails (EFAULT, reported) when
  *  any of it lies outside, and reads nothing outside that range however
  *  damaged the heap is, garbage in the control structure included. For a
- *  heap in shared memory or a memory image. -1 with errno EINVAL for a NULL
- *  t or mem or a range that wraps. */
+ *  heap in shared memory or a memory image, which must have no grow
+ *  function: one set (rtm_tlsf_set_grow) fails the check too (EFAULT). -1
+ *  with errno EINVAL for a NULL t or mem or a range that wraps. */
 RTM_API int rtm_tlsf_check_region(const rtm_tlsf *t, const void *mem, size_t bytes);
 
 /** Calls walker(ptr, usable, used, arg) for every block of every pool, in

@@ -27,12 +27,13 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
  * could not use). Values are part of the in-memory layout: never reuse one;
  * a new layout gets a new value. The list and the registry (names, lookup,
  * run-time registration) are in core/registry.c. */
-#define RTM_KIND_TLSF    0x31534c54u /* "TLS1": TLSF, layout 1 */
-#define RTM_KIND_HALFFIT 0x31464c48u /* "HLF1": half-fit, layout 1 */
-#define RTM_KIND_BUDDY   0x31444442u /* "BDD1": binary buddy pages, layout 1 */
-#define RTM_KIND_SLAB    0x31424c53u /* "SLB1": slab size classes over buddy */
-#define RTM_KIND_HEAPMEM 0x314d5048u /* "HPM1": heapmem, layout 1 */
-#define RTM_KIND_POOL    0x314c4f50u /* "POL1": fixed-block pool, layout 1 */
+#define RTM_KIND_TLSF     0x32534c54u /* "TLS2": TLSF, layout 2 (1 + the grow fields) */
+#define RTM_KIND_HALFFIT  0x31464c48u /* "HLF1": half-fit, layout 1 */
+#define RTM_KIND_BUDDY    0x31444442u /* "BDD1": binary buddy pages, layout 1 */
+#define RTM_KIND_SLAB     0x31424c53u /* "SLB1": slab size classes over buddy */
+#define RTM_KIND_HEAPMEM  0x314d5048u /* "HPM1": heapmem, layout 1 */
+#define RTM_KIND_POOL     0x314c4f50u /* "POL1": fixed-block pool, layout 1 */
+#define RTM_KIND_XVMALLOC 0x31505658u /* "XVP1": xvmalloc (TLSF inside pages), layout 1 */
 /* Not an algorithm (no registry entry): a lock around an inner heap of any
  * algorithm, the locked and the process-shared heaps (src/shared/), which
  * register their descriptor at run time (rtm_kind_register). */

@@ -42,13 +42,14 @@ typedef struct rtm_heap_kind {
     int (*check)(rtm_heap *h);
     int (*walk)(rtm_heap *h, rtm_walker walker, void *arg);
     int (*reset)(rtm_heap *h);
-    int (*add_pool)(rtm_heap *h, void *mem, size_t bytes); /* NULL: ENOTSUP    */
-    void (*destroy)(rtm_heap *h);                          /* NULL: kind := 0  */
-    const char *(*algorithm)(rtm_heap *h);                 /* NULL: the registry's name */
+    int (*add_pool)(rtm_heap *h, void *mem, size_t bytes);     /* NULL: ENOTSUP    */
+    int (*set_grow)(rtm_heap *h, rtm_grow_fn grow, void *ctx); /* NULL: ENOTSUP */
+    void (*destroy)(rtm_heap *h);                              /* NULL: kind := 0  */
+    const char *(*algorithm)(rtm_heap *h);                     /* NULL: the registry's name */
 } rtm_heap_kind;
 
 /* Every kind's descriptor by slot (core/registry.c). A kind's slot is the
- * low 4 bits of the first letter of its tag XOR the third ("TLS1":
+ * low 4 bits of the first letter of its tag XOR the third ("TLS2":
  * 'T' ^ 'S' -> 7): distinct for every kind rtmem has. Named algorithms are
  * checked at compile time, registered kinds by rtm_kind_register(). */
 #define RTM_KIND_SLOTS      16u

@@ -29,7 +29,8 @@
     X(buddy, RTM_KIND_BUDDY)                                                                       \
     X(halffit, RTM_KIND_HALFFIT)                                                                   \
     X(slab, RTM_KIND_SLAB)                                                                         \
-    X(heapmem, RTM_KIND_HEAPMEM)
+    X(heapmem, RTM_KIND_HEAPMEM)                                                                   \
+    X(xvmalloc, RTM_KIND_XVMALLOC)
 #endif
 
 #define DECLARE_KIND(name, word) extern const rtm_heap_kind rtm_kind_##name;

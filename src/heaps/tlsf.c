@@ -1,6 +1,7 @@
 /*
  * heaps/tlsf.c -- rtmem's TLSF heap: pools, alloc, aligned alloc, free,
- * realloc, stats, reset. Layout and invariants: heaps/tlsf_layout.h.
+ * realloc, stats, reset, growth on demand. Layout and invariants:
+ * heaps/tlsf_layout.h.
  *
  * Why it is shaped like this:
  *  - O(1) everywhere: every operation is a fixed sequence of bit scans, at
@@ -405,6 +406,10 @@ static inline void release_block(rtm_tlsf *t, char *b, size_t s)
     t->free_blocks++;
 }
 
+/* Growth on demand (below), reached only where a request would be refused. */
+static RTM_COLD RTM_NOINLINE void *alloc_grown(rtm_tlsf *t, size_t s);
+static RTM_COLD RTM_NOINLINE void *aligned_refused(rtm_tlsf *t, size_t align, size_t s);
+
 /* ---------------------------------------------------------------------- */
 /* Public operations                                                       */
 /* ---------------------------------------------------------------------- */
@@ -422,7 +427,7 @@ void *rtm_tlsf_alloc(rtm_tlsf *t, size_t size)
     size_t s = span_for(size);
     char *b = find_free_block(t, s);
     if (RTM_UNLIKELY(b == NULL))
-        return refuse(t, RTM_ENOMEM);
+        return t->grow == NULL ? refuse(t, RTM_ENOMEM) : alloc_grown(t, s); /* tail calls */
     return use_block(t, b, span_of(b), s, 0);
 }
 
@@ -455,6 +460,34 @@ static inline char *align_within(rtm_tlsf *t, char *b, size_t align)
     return a;
 }
 
+/* A free block, out of its list, that holds span s at an `align` boundary,
+ * or NULL: good fit for worst = s + align + MIN_SPAN (which holds s after
+ * any gap), else the head of worst's own list, tried with its real gap. */
+static inline char *aligned_take(rtm_tlsf *t, size_t align, size_t s, size_t worst)
+{
+    int idx = list_search(t, list_index_fit_f(worst, rtm_fls_size(worst)));
+    if (idx >= 0)
+        return list_take_any(t, (unsigned)idx);
+    ptrdiff_t head_off = t->heads[list_index(worst)];
+    if (head_off == 0)
+        return NULL;
+    char *b = at(t, head_off);
+    if (span_of(b) < gap_needed(b, align) + s)
+        return NULL;
+    list_remove(t, b);
+    return b;
+}
+
+/* Uses free block b (out of its list) for span s at an `align` boundary. */
+static inline void *aligned_use(rtm_tlsf *t, char *b, size_t align, size_t s)
+{
+    char *a = align_within(t, b, align);
+    uint32_t flags = BLOCK_ALIGNED | (a != b ? BLOCK_PREV_FREE : 0u);
+    if (align > t->max_align)
+        t->max_align = align;
+    return use_block(t, a, span_of(a), s, flags);
+}
+
 void *rtm_tlsf_aligned_alloc(rtm_tlsf *t, size_t align, size_t size)
 {
     if (!rtm_is_pow2(align))
@@ -468,26 +501,10 @@ void *rtm_tlsf_aligned_alloc(rtm_tlsf *t, size_t align, size_t size)
     size_t worst = s + align + MIN_SPAN; /* holds s after any gap */
     if (worst > MAX_SPAN)
         return refuse(t, RTM_ENOMEM);
-    char *b = NULL;
-    int idx = list_search(t, list_index_fit_f(worst, rtm_fls_size(worst)));
-    if (idx >= 0) {
-        b = list_take_any(t, (unsigned)idx);
-    } else {
-        /* Probe the head of the list `worst` maps to, with its real gap. */
-        unsigned own = list_index(worst);
-        ptrdiff_t head_off = t->heads[own];
-        if (head_off == 0)
-            return refuse(t, RTM_ENOMEM);
-        b = at(t, head_off);
-        if (span_of(b) < gap_needed(b, align) + s)
-            return refuse(t, RTM_ENOMEM);
-        list_remove(t, b);
-    }
-    char *a = align_within(t, b, align);
-    uint32_t flags = BLOCK_ALIGNED | (a != b ? BLOCK_PREV_FREE : 0u);
-    if (align > t->max_align)
-        t->max_align = align;
-    return use_block(t, a, span_of(a), s, flags);
+    char *b = aligned_take(t, align, s, worst);
+    if (RTM_UNLIKELY(b == NULL))
+        return aligned_refused(t, align, s); /* grows, or ENOMEM: a tail call */
+    return aligned_use(t, b, align, s);
 }
 
 /* Frees used block p, validated. The used bytes drop by the span first and
@@ -797,6 +814,8 @@ rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes)
     t->total_span = 0;
     t->max_align = GRAN;
     t->first_pool = 0;
+    t->grow = NULL;
+    t->grow_ctx = NULL;
     (void)add_region(t, (char *)t + CONTROL_BYTES, bytes - lost - CONTROL_BYTES);
     /* The fast range: the first pool (the region's further pools, when it
      * is over 4 GiB, are searched). */
@@ -805,6 +824,143 @@ rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes)
     return t;
 }
 
+/* ---------------------------------------------------------------------- */
+/* Growth on demand                                                        */
+/* ---------------------------------------------------------------------- */
+/*
+ * With a grow function set (rtm_tlsf_set_grow), a request no free block
+ * fits asks it once for memory, adds that memory and searches again. This
+ * lives on the refusal paths only: alloc reaches it by a tail call where it
+ * would return ENOMEM, so the worst alloc and free keep their instruction
+ * counts (build/rtmem-wcet), and a heap without a grow function pays one
+ * load and compare on refusal.
+ *
+ * How much is asked for: the span the search needs plus what a new pool
+ * costs before its first payload (record, 4 unused bytes, header) plus a
+ * granule of slack for a misaligned start:
+ *     min_bytes = span + POOL_FIRST_PAYLOAD + GRAN     (span + 32)
+ * so memory of min_bytes bytes at any address holds the block as a new
+ * pool. (Memory that extends a pool would need only the span, but where
+ * the memory will be is known only after the call.)
+ *
+ * Where it goes:
+ *  - memory that starts exactly at the end of a pool (its sentinel's
+ *    payload address) extends that pool, if the pool stays within MAX_SPAN
+ *    (a block of a whole free pool must fit a header): the old sentinel's
+ *    header becomes the header of one new free block, merged with the
+ *    pool's last block when that one is free, and a new sentinel closes it:
+ *        [ ... | last (free) ][S]  +  [ memory ............ ]
+ *        [ ... | ---------- one free block ----------- ][S']
+ *    Bytes between the old region's end and the pool's end (under 8) are
+ *    not assumed to be the caller's: only an exact start extends.
+ *  - any other memory becomes a new pool through rtm_tlsf_add_pool: the
+ *    same checks (wrap, overlap with the control or a pool: refused), a
+ *    misaligned start rounded up, more than MAX_SPAN split.
+ * Refused memory (got < min_bytes, overlap, wrap, NULL) is not touched and
+ * stays the grow function's; the request fails with ENOMEM.
+ */
+
+int rtm_tlsf_set_grow(rtm_tlsf *t, void *(*grow)(void *ctx, size_t min_bytes, size_t *got_bytes),
+                      void *ctx)
+{
+    if (t == NULL) {
+        RTM_SET_ERRNO(RTM_EINVAL);
+        return -1;
+    }
+    t->grow = grow;
+    t->grow_ctx = grow != NULL ? ctx : NULL;
+    return 0;
+}
+
+/* The pool whose end (sentinel payload address) is exactly a, or NULL.
+ * O(pools); the newest pool, the usual one, comes first. */
+static tlsf_pool *pool_ending_at(const rtm_tlsf *t, uintptr_t a)
+{
+    for (ptrdiff_t off = t->first_pool; off != 0;) {
+        tlsf_pool *pool = pool_at(t, off);
+        if ((uintptr_t)at(t, pool->end) == a)
+            return pool;
+        off = pool->next;
+    }
+    return NULL;
+}
+
+/* Extends pool by the memory [end, end + got) that starts at its end (see
+ * above); the caller checked the memory overlaps nothing. 0, or -1 when
+ * the pool would outgrow MAX_SPAN (the memory is then untouched). */
+static int extend_pool(rtm_tlsf *t, tlsf_pool *pool, size_t got)
+{
+    char *end = at(t, pool->end);
+    size_t added = got & ~(GRAN - 1u);
+    size_t span = (size_t)(end - pool_first(pool));
+    if (added < MIN_SPAN || added > MAX_SPAN - span)
+        return -1;
+    char *b = end; /* the old sentinel's header becomes b's */
+    size_t s = added;
+    if ((hdr(end) & BLOCK_PREV_FREE) != 0) {
+        b = end - prev_span(end);
+        s += span_of(b);
+        list_remove(t, b);
+        t->free_blocks--;
+    }
+    set_hdr(b, s | BLOCK_FREE); /* its predecessor is used: no PREV_FREE */
+    set_footer(b, s);
+    set_hdr(end + added, BLOCK_PREV_FREE); /* the new sentinel */
+    list_insert(t, b, s);
+    t->free_blocks++;
+    if (fast_end(t) == (uintptr_t)end)
+        t->fast_last += added; /* the fast range ended with this pool */
+    pool->end = off_of(t, end + added);
+    t->total_span += added;
+    t->arena_bytes += got;
+    return 0;
+}
+
+/* Asks the grow function for room for a free block of `span` and adds it.
+ * 0, or -1 with the heap unchanged. */
+static RTM_COLD RTM_NOINLINE int grow_by(rtm_tlsf *t, size_t span)
+{
+    size_t min = span + POOL_FIRST_PAYLOAD + GRAN, got = 0;
+    char *mem = (char *)t->grow(t->grow_ctx, min, &got);
+    if (mem == NULL || got < min || region_wraps(mem, got) ||
+        overlaps_heap(t, (uintptr_t)mem, (uintptr_t)mem + got))
+        return -1;
+    tlsf_pool *pool = pool_ending_at(t, (uintptr_t)mem);
+    if (pool != NULL && extend_pool(t, pool, got) == 0)
+        return 0;
+    return rtm_tlsf_add_pool(t, mem, got);
+}
+
+/* aligned_alloc's refusal path: grow and take a block that holds span s at
+ * an `align` boundary, or ENOMEM. Growth adds a free block of at least
+ * worst = s + align + MIN_SPAN, which the search finds (as for alloc). */
+static RTM_COLD RTM_NOINLINE void *aligned_refused(rtm_tlsf *t, size_t align, size_t s)
+{
+    size_t worst = s + align + MIN_SPAN;
+    char *b = NULL;
+    if (t->grow == NULL || grow_by(t, worst) != 0 || (b = aligned_take(t, align, s, worst)) == NULL)
+        return refuse(t, RTM_ENOMEM);
+    return aligned_use(t, b, align, s);
+}
+
+/* alloc's refusal path when a grow function is set (alloc tests for it, 2
+ * instructions, so a heap that does not grow refuses as fast as before):
+ * grow and take a block of span s, or ENOMEM. A block of span s always
+ * fits what growth added (a pool of at least s, or a pool's last block
+ * grown past s), and the search finds any block that holds s in its own
+ * class (the exact-fit probe sees the class's largest) or above. */
+static RTM_COLD RTM_NOINLINE void *alloc_grown(rtm_tlsf *t, size_t s)
+{
+    if (grow_by(t, s) != 0)
+        return refuse(t, RTM_ENOMEM);
+    char *b = find_free_block(t, s);
+    if (b == NULL)
+        return refuse(t, RTM_ENOMEM);
+    return use_block(t, b, span_of(b), s, 0);
+}
+
+/* Grown pools stay: reset makes every pool, given or grown, one free block
+ * again, and keeps the grow function. */
 void rtm_tlsf_reset(rtm_tlsf *t)
 {
     control_clear(t);
@@ -856,6 +1012,10 @@ static int tlsf_kind_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {
     return rtm_tlsf_add_pool(RTM_KIND_AS(rtm_tlsf, h), mem, bytes);
 }
+static int tlsf_kind_set_grow(rtm_heap *h, rtm_grow_fn grow, void *ctx)
+{
+    return rtm_tlsf_set_grow(RTM_KIND_AS(rtm_tlsf, h), grow, ctx);
+}
 
 /* 7 bytes of slack: the region may start at any address. "tlsf" takes no
  * parameter. */
@@ -876,4 +1036,5 @@ const rtm_heap_kind rtm_kind_tlsf = {
     .create = tlsf_kind_create,
     RTM_KIND_OPERATIONS(tlsf),
     .add_pool = tlsf_kind_add_pool,
+    .set_grow = tlsf_kind_set_grow,
 };

@@ -283,7 +283,14 @@ int rtm_tlsf_check_region(const rtm_tlsf *t, const void *mem, size_t bytes)
         return -1;
     }
     check_bounds region = {(uintptr_t)mem, (uintptr_t)mem + bytes};
-    return check_within(t, &region);
+    if (check_within(t, &region) != 0)
+        return -1;
+    /* A heap in one region (a shared segment, an image) may be read by
+     * another process: a grow function, a pointer into one process's code,
+     * must not be there (and the shared heaps never set one). */
+    if (t->grow != NULL || t->grow_ctx != NULL)
+        return rtm_tlsf_check_fail(t, t, "a heap checked as one region has a grow function");
+    return 0;
 }
 
 void rtm_tlsf_walk(const rtm_tlsf *t, void (*walker)(void *ptr, size_t usable, int used, void *arg),

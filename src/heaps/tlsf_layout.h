@@ -111,6 +111,14 @@ struct rtm_tlsf {
     size_t max_align;            /* largest alignment ever asked (realloc cap)  */
     ptrdiff_t first_pool;        /* offset of the first pool record             */
     size_t fast_last;            /* fast range: last payload, from FAST_FIRST   */
+    /* Growth on demand (rtm_tlsf_set_grow; tlsf.c, "Growth on demand"): the
+     * one function pointer a region holds, so it belongs to the process that
+     * set it. A shared heap's inner heap never has one: the shared layer
+     * refuses set_grow (ENOTSUP), rtm_tlsf_check_region() fails on one and
+     * rtm_tlsf_rebuild() clears it. NULL: the heap never grows. Layout 2
+     * (RTM_KIND_TLSF "TLS2") added these two fields. */
+    void *(*grow)(void *ctx, size_t min_bytes, size_t *got_bytes);
+    void *grow_ctx;
 #if RTM_TLSF_COUNT_STEPS
     size_t steps; /* steps of the last op: test builds only, after the layout */
 #endif

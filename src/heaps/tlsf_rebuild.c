@@ -335,6 +335,10 @@ int rtm_tlsf_rebuild(rtm_tlsf *t)
     t->total_span = sum.span;
     if (t->peak_used < t->used_bytes)
         t->peak_used = t->used_bytes;
+    /* Rebuilt heaps are shared ones, whose grow function is always NULL:
+     * whatever a dead process left there is never called. */
+    t->grow = NULL;
+    t->grow_ctx = NULL;
     STEPS_RESET(t);
     return 0;
 }

@@ -60,7 +60,8 @@ void rtm_tlsf_undo_apply(rtm_tlsf *t, const rtm_tlsf_undo *u);
  * adjacent free blocks, rewrites PREV_FREE bits, footers and the sentinels,
  * rebuilds the free lists (largest block at each head) and bitmaps, and the
  * used, live and free counters (the peak is raised to the use if below it;
- * failed allocations and the largest alignment are kept). Returns 0, or -1
+ * failed allocations and the largest alignment are kept; the grow function
+ * is cleared, as a segment's must be). Returns 0, or -1
  * when a pool's walk is broken (a span out of range: not repairable from
  * the headers), leaving the heap untouched past that pool. O(blocks);
  * idempotent, so an interrupted rebuild is simply run again. */

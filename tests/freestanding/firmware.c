@@ -107,11 +107,42 @@ void firmware_assert_failed(int line);
 static volatile int assert_line;
 void firmware_assert_failed(int line) { assert_line = line; }
 
+#ifndef RTM_CONFIG_HEADER
+/* zsmalloc's typed API (not a generic algorithm): every call once, in the
+ * full image only (the TLSF-only firmware does not compile its sources). */
+static int exercise_zsmalloc(void)
+{
+    rtm_zspool *p = rtm_zs_create(region, sizeof region);
+    if (p == NULL || rtm_zs_min_region() > sizeof region)
+        return 11;
+    rtm_zs_handle a = rtm_zs_malloc(p, 100), b = rtm_zs_malloc(p, 3000);
+    unsigned char *d = rtm_zs_map(p, a);
+    if (a == 0 || b == 0 || d == NULL)
+        return 12;
+    memset(d, 0x5a, 100);
+    rtm_zs_unmap(p, a);
+    rtm_zs_free(p, b);
+    rtm_zs_free(p, b); /* refused: already freed */
+    (void)rtm_zs_compact(p);
+    rtm_zs_stats st = rtm_zs_stats_get(p);
+    d = rtm_zs_map(p, a);
+    if (st.objects != 1 || st.bytes_stored != 100 || d == NULL || d[99] != 0x5a)
+        return 13;
+    rtm_zs_unmap(p, a);
+    rtm_zs_free(p, a);
+    return rtm_zs_check(p) == 0 && rtm_zs_stats_get(p).pages_used == 0 ? 0 : 14;
+}
+#else
+static int exercise_zsmalloc(void) { return 0; }
+#endif
+
 int firmware_run(void)
 {
     int rc = rtm_version() != NULL ? 0 : 9;
     for (const char *const *name = rtm_algorithms(); *name != NULL && rc == 0; name++)
         rc = exercise(*name);
+    if (rc == 0)
+        rc = exercise_zsmalloc();
     return rc == 0 && assert_line != 0 ? 10 : rc;
 }
 

@@ -33,6 +33,9 @@
  * half-fit reads an 8-byte header below a unit-aligned pointer and
  * documents "a header that is not a used block's" as what it detects, so
  * it is not sent pointers whose word below holds the used-block mark.
+ * xvmalloc, the same way: its used tag is a mark XOR the block's unit
+ * offset in its page, so it is not sent pointers whose word below could be
+ * any block's used tag (src/heaps/xvmalloc_layout.h).
  * Pool, buddy, slab and heapmem detect every pointer that is not a live
  * block start (bitmaps and page maps), so they get every kind.
  *
@@ -55,6 +58,7 @@
  * a TLSF header's FREE bit and span mask (src/heaps/tlsf_layout.h), the
  * half-fit used-block mark (src/heaps/halffit_layout.h). */
 #include "heaps/halffit_layout.h"
+#include "heaps/xvmalloc_layout.h"
 #include "heaps/tlsf_layout.h"
 
 #define MAX_LIVE   256u
@@ -70,6 +74,7 @@ enum guard {
     GUARD_NONE,    /* every pointer that is not a live block start is detected */
     GUARD_TLSF,    /* see the file comment                                      */
     GUARD_HALFFIT, /* see the file comment                                      */
+    GUARD_XV,      /* as half-fit; a used tag is XV_USED ^ the block's offset  */
 };
 
 enum usable_misuse {
@@ -97,6 +102,7 @@ static const algo_caps known_caps[] = {
     {"halffit", 1, 1, 1, 0, RTM_HALFFIT_HEADER_BYTES, GUARD_HALFFIT, USABLE_UNVALIDATED, 0},
     {"slab", 1, 0, 1, 0, 0, GUARD_NONE, USABLE_SILENT, 1},
     {"heapmem", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_SILENT, 1},
+    {"xvmalloc", 1, 1, 1, 0, XV_HDR, GUARD_XV, USABLE_SILENT, 1},
 };
 
 /* --- the error handler -------------------------------------------------- */
@@ -881,6 +887,8 @@ static int may_send(const model *m, const unsigned char *t)
     }
     case GUARD_HALFFIT:
         return w != HF_USED;
+    case GUARD_XV: /* any used tag: XV_USED ^ an offset below 8192 units */
+        return ((w ^ XV_USED) >> 13) != 0;
     default:
         return 1;
     }
@@ -1086,6 +1094,8 @@ static void choose_spec(model *m, const char *name)
         param = 256u << (sel % 5u);
     else if (strcmp(name, "heapmem") == 0)
         param = 64u << (sel % 7u);
+    else if (strcmp(name, "xvmalloc") == 0)
+        param = 256u << (sel % 9u);
     if (param == 0 || dflt)
         snprintf(m->spec, sizeof m->spec, "%s", name);
     else

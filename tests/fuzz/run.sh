@@ -26,7 +26,7 @@ root="$(cd "$here/../.." && pwd)"
 secs="${1:-60}"
 build="${2:-$root/build-fuzz}"
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
-targets=(${FUZZ_TARGETS:-fuzz_ops fuzz_misuse fuzz_shared_open fuzz_typed})
+targets=(${FUZZ_TARGETS:-fuzz_ops fuzz_misuse fuzz_shared_open fuzz_typed fuzz_zsmalloc})
 cc="${FUZZ_CC:-clang}"
 
 if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -eq 0 ]; then

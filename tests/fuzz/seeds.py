@@ -12,7 +12,7 @@ import os
 import struct
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ALGORITHMS = 6  # tlsf pool buddy halffit slab heapmem, in rtm_algorithms() order
+ALGORITHMS = 7  # tlsf pool buddy halffit slab heapmem xvmalloc, in rtm_algorithms() order
 
 
 def u16(v):

@@ -62,6 +62,9 @@ enum rig_flags {
     RIG_ALIGN_ENOTSUP = 1u << 8,      /* aligned_alloc may refuse an alignment it can
                                          never give with ENOTSUP, not counted in
                                          failed_allocs (the fixed-block pool)       */
+    RIG_GROWS = 1u << 9,              /* the heap grows on demand (rtm_heap_set_grow):
+                                         arena_bytes may rise, never fall; a test
+                                         also drops LARGEST_FREE_EXACT, COALESCES  */
     /* What rtmem's TLSF promises: everything but LARGEST_IS_BIGGEST. Its
      * largest_free is exact about what alloc grants (LARGEST_FREE_EXACT) but
      * may be below the biggest free block when a merge removed a list's head

@@ -6,7 +6,7 @@
  * bytes and not much more (more would flatter OVRH%), which is what Xenomai's
  * get_arena_size() gives each of its heaps. Our equivalent, per kind:
  *
- *   general heaps (tlsf, buddy, halffit, slab, heapmem, pshared):
+ *   general heaps (tlsf, buddy, halffit, slab, heapmem, xvmalloc, pshared):
  *     the smallest region (multiple of 8) whose fresh heap reports
  *     free_bytes >= heap_size, found by galloping up from heap_size and
  *     bisecting; computed once per heap size and cached. For TLSF a fresh
@@ -77,6 +77,24 @@ void mc_heap_close(mc_ctx *c, rtm_heap *h)
     rtm_heap_destroy(h);
 }
 
+/* xvmalloc's fresh heap is one free block per page, each a page minus its
+ * 8-byte header: its pages, headers included, must cover heap_size (as
+ * heapmem's and buddy's pages do, which have no header). Counting payloads
+ * alone would add a page whenever heap_size is not a multiple of the
+ * payload, and the "too many blocks" check would refuse most runs. */
+static int paged_with_headers(const char *algorithm)
+{
+    return strncmp(algorithm, "xvmalloc", 8) == 0;
+}
+
+static void count_free(void *ptr, size_t usable, int used, void *arg)
+{
+    (void)ptr;
+    (void)usable;
+    if (!used)
+        ++*(size_t *)arg;
+}
+
 /* Whether a fresh heap over `region` bytes offers heap_size; *usable gets
  * its free_bytes (0 when the heap cannot be created). */
 static int region_gives(mc_ctx *c, size_t region, size_t heap_size, size_t *usable)
@@ -86,8 +104,13 @@ static int region_gives(mc_ctx *c, size_t region, size_t heap_size, size_t *usab
     if (h == NULL)
         return 0;
     *usable = rtm_heap_stats(h).free_bytes;
+    size_t headers = 0;
+    if (paged_with_headers(c->algorithm) && rtm_heap_walk(h, count_free, &headers) == 0)
+        headers *= 8u;
+    else
+        headers = 0;
     mc_heap_close(c, h);
-    return *usable >= heap_size;
+    return *usable + headers >= heap_size;
 }
 
 /* Smallest multiple of 8 in (lo, hi] that gives heap_size; hi gives it. */
@@ -172,5 +195,8 @@ const char *mc_sizing_rule(const char *algorithm)
         return "per run: \"pool:<block>\" holding exactly floor(HEAPSZ / stride) blocks";
     if (mc_is_pshared(algorithm))
         return "the smallest shared-memory object whose fresh heap offers free_bytes >= HEAPSZ";
+    if (paged_with_headers(algorithm))
+        return "the smallest region whose fresh heap's pages (free_bytes + an 8-byte header "
+               "per page) cover HEAPSZ";
     return "the smallest region whose fresh heap offers free_bytes >= HEAPSZ";
 }

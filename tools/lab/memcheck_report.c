@@ -216,8 +216,10 @@ static void print_arenas(const mc_result *r)
            "usable < HEAPSZ + 8");
     for (size_t i = 0; i < r->narenas; i++) {
         const mc_arena *a = &r->arenas[i];
-        printf("  %7zuk %10zu %10zu %13zu  %s\n", a->heap_size / 1024, a->arena, a->usable,
-               a->usable - a->heap_size, a->usable < a->heap_size + 8 ? "yes" : "NO");
+        /* Signed: xvmalloc's payloads fall 8 bytes a page short of HEAPSZ. */
+        printf("  %7zuk %10zu %10zu %13lld  %s\n", a->heap_size / 1024, a->arena, a->usable,
+               (long long)a->usable - (long long)a->heap_size,
+               a->usable < a->heap_size + 8 ? "yes" : "NO");
     }
 }
 

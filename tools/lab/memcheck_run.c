@@ -195,7 +195,7 @@ static int hot_pass(mc_ctx *c, rtm_heap *h, size_t maxblocks, mc_row *row, pass 
 /* Steps 2 to 8 on a fresh heap. */
 static int run_body(mc_ctx *c, rtm_heap *h, size_t maxblocks, int flags, mc_row *row)
 {
-    pass t;
+    pass t = {0, 0, 0, 0}; /* a run whose first alloc fails never frees: no free time */
     size_t block = row->block_size;
     if (alloc_loop(c, h, block, maxblocks, flags, &row->nrblocks, &t) != 0)
         return -1;

@@ -57,7 +57,7 @@ static void usage(FILE *f)
             "  --seed S           random seed (default: time and pid; printed)\n"
             "  --allocators LIST  comma-separated malloc peers (glibc, mimalloc, jemalloc,\n"
             "                     tcmalloc) and rtm heap names (tlsf, pool:4096, buddy,\n"
-            "                     halffit, slab, heapmem); default:\n"
+            "                     halffit, slab, heapmem, xvmalloc:8192); default:\n"
             "                       %s\n"
             "                       --sweep: %s\n"
             "                       --sweep --quick: %s\n"
@@ -83,11 +83,20 @@ static void usage(FILE *f)
             "  --sweep-iterations N  timed replacements per window (default %u;\n"
             "                     --quick: %u)\n"
             "\n"
+            "--grow: the study's growth finding. TLSF only, three ways, interleaved: the whole\n"
+            "region at start (pre-faulted); growing on demand (rtm_heap_set_grow) by fresh\n"
+            "mmap'd chunks (new pools, page faults on first touch); growing inside one\n"
+            "PROT_NONE reservation by mprotect (extends the last pool). Each way may hold the\n"
+            "region's bytes at most; the fill and the replacements are all timed; prints the\n"
+            "alloc latency percentiles p50 .. p99.99 and max, minimum and median of --runs.\n"
+            "  --grow-chunk BYTES  the least each growth maps (default %u); the growing ways\n"
+            "                     start on one chunk\n"
+            "\n"
             "Peer libraries are searched in the usual library directories; set\n"
             "RTMEM_BENCH_LIB_MIMALLOC (..._JEMALLOC, ..._TCMALLOC) to a path to override.\n",
             DEFAULT_ALLOCATORS, SWEEP_DEFAULT_ALLOCATORS, SWEEP_QUICK_ALLOCATORS, SWEEP_GRANULE,
             SWEEP_DEFAULT_STEP, SWEEP_QUICK_STEP, SWEEP_DEFAULT_MAX, SWEEP_DEFAULT_ITERATIONS,
-            SWEEP_QUICK_ITERATIONS);
+            SWEEP_QUICK_ITERATIONS, GROW_DEFAULT_CHUNK);
 }
 
 uint64_t random_region_bytes(const random_opts *o)
@@ -151,6 +160,20 @@ static int validate_mode(const random_opts *o, const opt_spec *specs, size_t ns)
                        single_only[i]);
             return -1;
         }
+    }
+    if (o->grow && o->child == NULL) {
+        if (o->sweep || opts_given(specs, ns, "allocators")) {
+            opts_error("bench random", "--grow measures TLSF alone; no --sweep or --allocators");
+            return -1;
+        }
+        if (o->grow_chunk == 0 || o->grow_chunk > random_region_bytes(o)) {
+            opts_error("bench random", "--grow-chunk must be in [1, the region's bytes]");
+            return -1;
+        }
+    }
+    if (!o->grow && o->child == NULL && opts_given(specs, ns, "grow-chunk")) {
+        opts_error("bench random", "--grow-chunk needs --grow");
+        return -1;
     }
     if (!o->sweep)
         return 0;
@@ -398,6 +421,7 @@ int random_main(int argc, char **argv)
                      .sweep_step = SWEEP_DEFAULT_STEP,
                      .sweep_max = SWEEP_DEFAULT_MAX,
                      .sweep_iterations = SWEEP_DEFAULT_ITERATIONS,
+                     .grow_chunk = GROW_DEFAULT_CHUNK,
                      .child_tick_ns = 1.0};
     opt_spec specs[] = {
         {"slots", OPT_U64, &o.slots, 0},
@@ -417,12 +441,15 @@ int random_main(int argc, char **argv)
         {"sweep-step", OPT_SIZE, &o.sweep_step, 0},
         {"sweep-max", OPT_SIZE, &o.sweep_max, 0},
         {"sweep-iterations", OPT_U64, &o.sweep_iterations, 0},
+        {"grow", OPT_FLAG, &o.grow, 0},
+        {"grow-chunk", OPT_SIZE, &o.grow_chunk, 0},
         /* Internal: the parent's options for a child run. */
         {"child", OPT_STR, &o.child, 0},
         {"child-lib", OPT_STR, &o.child_lib, 0},
         {"child-tick-ns", OPT_DBL, &o.child_tick_ns, 0},
         {"child-cost", OPT_U64, &o.child_cost, 0},
         {"child-tsc", OPT_U64, &o.child_tsc, 0},
+        {"child-grow", OPT_STR, &o.child_grow, 0},
     };
     size_t ns = sizeof specs / sizeof specs[0];
     int r = opts_parse(argc, argv, specs, ns);
@@ -442,9 +469,13 @@ int random_main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (o.child != NULL && o.child_grow != NULL)
+        return random_grow_child(&o);
     if (o.child != NULL)
         return o.sweep ? random_sweep_child(&o) : random_child(&o);
     if (o.sweep)
         return random_sweep_main(&o, rows, nrows);
+    if (o.grow)
+        return random_grow_main(&o);
     return run_parent(&o, rows, nrows);
 }

@@ -36,12 +36,17 @@ typedef struct random_opts {
     /* --sweep (random_sweep.h): windows [x, x+64), x = 0, step, ... <= max. */
     int sweep;
     uint64_t sweep_step, sweep_max, sweep_iterations;
+    /* --grow (random_grow.c): TLSF whole, growing by chunks, growing in a
+     * reserved range; growth by max(min_bytes, grow_chunk) bytes. */
+    int grow;
+    uint64_t grow_chunk;
     /* Hidden, set by the parent for a child. */
-    const char *child;     /* allocator the child measures            */
-    const char *child_lib; /* the library the parent preloaded        */
-    double child_tick_ns;  /* the parent's clock calibration ...      */
-    uint64_t child_cost;   /* ... and clock cost, so every run shares */
-    uint64_t child_tsc;    /* the same conversion                     */
+    const char *child;      /* allocator the child measures            */
+    const char *child_lib;  /* the library the parent preloaded        */
+    const char *child_grow; /* --grow: the way the child measures     */
+    double child_tick_ns;   /* the parent's clock calibration ...      */
+    uint64_t child_cost;    /* ... and clock cost, so every run shares */
+    uint64_t child_tsc;     /* the same conversion                     */
 } random_opts;
 
 /* Per-op statistics, in this order, in every result. */
@@ -144,6 +149,19 @@ int random_child(const random_opts *o);
 int random_parse_result(const char *text, random_result *r);
 /* Replaces tab and newline so a value stays one field of a result line. */
 void random_sanitise(char *s);
+
+/* --- random_grow.c ----------------------------------------------------- */
+/* The ways --grow measures TLSF in: the whole region at start, growing by
+ * fresh mmap'd chunks, growing inside one reserved range. */
+enum { GROW_WHOLE, GROW_CHUNKS, GROW_RESERVE, GROW_WAYS };
+#define GROW_DEFAULT_CHUNK (1024u * 1024u)
+/* The way named "whole", "chunks" or "reserve", or -1. */
+int random_grow_way(const char *name);
+/* The parent of --grow: interleaved child runs, report, JSON. Returns the
+ * exit status. */
+int random_grow_main(random_opts *o);
+/* A --grow child (--child-grow WAY): one run, one result line. */
+int random_grow_child(const random_opts *o);
 
 /* --- random_report.c --------------------------------------------------- */
 void random_summarise(random_bench *b);

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json.h"
 #include "machine.h"
 #include "rtmem.h"
 #include "wcet.h"
@@ -76,7 +77,7 @@ static void usage(FILE *f)
             "per alloc and free.\n"
             "\n"
             "  --allocators LIST  comma-separated, from: tlsf pool buddy halffit slab\n"
-            "                  heapmem glibc (default: all)\n"
+            "                  heapmem xvmalloc glibc zsmalloc (default: all)\n"
             "  --iterations N  random-replace measured iterations (default 1000, quick 200)\n"
             "  --seed S        random-replace seed (default 1)\n"
             "  --quick         CI profile: fewer iterations, sizes and variants\n"
@@ -200,6 +201,9 @@ static int parse_options(int argc, char **argv, options *o)
             break;
         case 'j':
             o->json = optarg;
+            /* "--json -": the JSON alone on stdout, the tables on stderr. */
+            if (strcmp(optarg, "-") == 0 && json_claim_stdout() != 0)
+                goto bad;
             break;
         case 't':
             o->trace = optarg;
@@ -370,11 +374,27 @@ static void pin_lane(unsigned l, unsigned lanes)
     }
 }
 
+/* The lanes' shared counters: the next task to take, and how many are done
+ * (for the progress lines). */
+typedef struct lane_counters {
+    atomic_size_t next;
+    atomic_size_t done;
+} lane_counters;
+
+/* One line on stderr per finished task: a full run takes minutes, and the
+ * results are only printed once every task is done. */
+static void progress(const task *t, size_t done, size_t n)
+{
+    fprintf(stderr, "rtmem-wcet: [%zu/%zu] %s %s (%s API, run %d) done\n", done, n,
+            wcet_allocators[t->al].name, wcet_scenario_names[t->sc],
+            t->api == API_GENERIC ? "generic" : "typed", t->run + 1);
+}
+
 /* One lane: takes tasks until none is left. Runs in its own process. */
-static void lane(task *t, size_t n, atomic_size_t *next, const wcet_config *cfg)
+static void lane(task *t, size_t n, lane_counters *c, const wcet_config *cfg)
 {
     for (;;) {
-        size_t i = atomic_fetch_add(next, 1);
+        size_t i = atomic_fetch_add(&c->next, 1);
         if (i >= n)
             _exit(0);
         wcet_result res;
@@ -382,16 +402,18 @@ static void lane(task *t, size_t n, atomic_size_t *next, const wcet_config *cfg)
         int rc = wcet_run_task(cfg, t[i].al, t[i].sc, t[i].api, &res);
         write_result(t[i].out, rc, &res);
         wcet_result_free(&res);
+        progress(&t[i], atomic_fetch_add(&c->done, 1) + 1, n);
     }
 }
 
 static int run_lanes(task *t, size_t n, const options *o)
 {
-    atomic_size_t *next =
-        mmap(NULL, sizeof *next, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    if (next == MAP_FAILED)
+    lane_counters *c =
+        mmap(NULL, sizeof *c, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (c == MAP_FAILED)
         return -1;
-    atomic_init(next, 0);
+    atomic_init(&c->next, 0);
+    atomic_init(&c->done, 0);
     unsigned lanes = o->jobs < n ? o->jobs : (unsigned)n;
     pid_t pids[256];
     fflush(NULL);
@@ -401,7 +423,7 @@ static int run_lanes(task *t, size_t n, const options *o)
             return -1;
         if (pids[l] == 0) {
             pin_lane(l, lanes);
-            lane(t, n, next, &o->cfg);
+            lane(t, n, c, &o->cfg);
         }
     }
     int ok = 1;
@@ -409,7 +431,7 @@ static int run_lanes(task *t, size_t n, const options *o)
         int st;
         ok &= waitpid(pids[l], &st, 0) == pids[l] && WIFEXITED(st) && WEXITSTATUS(st) == 0;
     }
-    munmap(next, sizeof *next);
+    munmap(c, sizeof *c);
     return ok ? 0 : -1;
 }
 

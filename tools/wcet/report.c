@@ -32,6 +32,12 @@ const wcet_row_info wcet_rows[ROW_COUNT] = {
     {"realloc_shrink", "rtm_realloc", WCET_EXTRA},
     {"alloc", "malloc", WCET_ALLOC},
     {"free", "free", WCET_FREE},
+    {"zs_malloc", "rtm_zs_malloc", WCET_ALLOC},
+    {"zs_free", "rtm_zs_free", WCET_FREE},
+    {"zs_map", "rtm_zs_map", WCET_EXTRA},
+    {"zs_unmap", "rtm_zs_unmap", WCET_EXTRA},
+    {"zs_compact", "rtm_zs_compact", WCET_EXTRA},
+    {"zs_check", "rtm_zs_check", WCET_EXTRA},
 };
 
 /* Parameters: the pool's blocks hold the largest random-replace request;
@@ -43,7 +49,9 @@ const wcet_allocator_info wcet_allocators[AL_COUNT] = {
     {"halffit", "halffit", "32-byte units, heaps up to 1 GiB (25 orders)"},
     {"slab", "slab:4096", "4 KiB slabs over a buddy of up to 1 GiB"},
     {"heapmem", "heapmem:512", "512-byte pages"},
+    {"xvmalloc", "xvmalloc:8192", "8 KiB pages (random-replace asks up to 4 KiB)"},
     {"glibc", NULL, "glibc malloc/free, statically linked, main arena"},
+    {"zsmalloc", "zsmalloc", "typed API rtm_zs_*, 4 KiB pages, spans of 1-4 pages"},
 };
 
 const char *const wcet_scenario_names[SC_COUNT] = {
@@ -53,14 +61,17 @@ const char *const wcet_scenario_names[SC_COUNT] = {
     "pool-ops",      "buddy-chain",    "buddy-orders",   "buddy-fail",     "halffit-chain",
     "halffit-fail",  "slab-life",      "slab-large",     "slab-fail",      "heapmem-bucket",
     "heapmem-range", "heapmem-fail",   "glibc-fastbins", "glibc-unsorted", "glibc-top",
-    "glibc-mmap",    "glibc-free",
+    "glibc-mmap",    "glibc-free",     "xvmalloc-alloc", "xvmalloc-free",  "xvmalloc-fail",
+    "zs-malloc",     "zs-free",        "zs-map",         "zs-compact",     "zs-check",
 };
 
 const enum wcet_allocator wcet_scenario_owner[SC_COUNT] = {
-    AL_COUNT,   AL_COUNT,   AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,  AL_TLSF,  AL_TLSF,
-    AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,    AL_TLSF,  AL_TLSF,  AL_POOL,
-    AL_BUDDY,   AL_BUDDY,   AL_BUDDY,   AL_HALFFIT, AL_HALFFIT, AL_SLAB,  AL_SLAB,  AL_SLAB,
-    AL_HEAPMEM, AL_HEAPMEM, AL_HEAPMEM, AL_GLIBC,   AL_GLIBC,   AL_GLIBC, AL_GLIBC, AL_GLIBC,
+    AL_COUNT,    AL_COUNT,    AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,
+    AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,
+    AL_TLSF,     AL_POOL,     AL_BUDDY,    AL_BUDDY,    AL_BUDDY,    AL_HALFFIT,  AL_HALFFIT,
+    AL_SLAB,     AL_SLAB,     AL_SLAB,     AL_HEAPMEM,  AL_HEAPMEM,  AL_HEAPMEM,  AL_GLIBC,
+    AL_GLIBC,    AL_GLIBC,    AL_GLIBC,    AL_GLIBC,    AL_XVMALLOC, AL_XVMALLOC, AL_XVMALLOC,
+    AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC,
 };
 
 /* The published worst cases the issue compares with (alloc / free). */
@@ -167,7 +178,10 @@ static void print_scenarios(const wcet_all *all, unsigned al, const row_stats *a
         [ROW_TLSF_ALLOC] = "t_alloc",   [ROW_TLSF_FREE] = "t_free",
         [ROW_ALIGNED_64] = "al_64",     [ROW_ALIGNED_4096] = "al_4096",
         [ROW_REALLOC_GROW] = "re_grow", [ROW_REALLOC_SHRINK] = "re_shrink",
-        [ROW_MALLOC] = "malloc",        [ROW_MFREE] = "free"};
+        [ROW_MALLOC] = "malloc",        [ROW_MFREE] = "free",
+        [ROW_ZS_MALLOC] = "malloc",     [ROW_ZS_FREE] = "free",
+        [ROW_ZS_MAP] = "map",           [ROW_ZS_UNMAP] = "unmap",
+        [ROW_ZS_COMPACT] = "compact",   [ROW_ZS_CHECK] = "check"};
     printf("\nmax instructions per scenario%s:\n",
            al == AL_TLSF ? " (t_ = typed rtm_tlsf_*, - = not measured there)" : "");
     printf("%-15s", "scenario");
@@ -281,6 +295,10 @@ static void print_summary(const wcet_all *all)
             continue;
         st[al][0] = wcet_stats_of(all, al, al == AL_GLIBC ? ROW_MALLOC : ROW_ALLOC, -1);
         st[al][1] = wcet_stats_of(all, al, al == AL_GLIBC ? ROW_MFREE : ROW_FREE, -1);
+        if (al == AL_ZSMALLOC) { /* its own typed rows */
+            st[al][0] = wcet_stats_of(all, al, ROW_ZS_MALLOC, -1);
+            st[al][1] = wcet_stats_of(all, al, ROW_ZS_FREE, -1);
+        }
         char sys[64];
         wcet_sysmask_text(sys, sizeof sys, st[al][0].sysmask | st[al][1].sysmask);
         printf("%-12s %7zu %11u %7zu %10u  %llu%s%s%s\n", spec_of(al), st[al][0].n, st[al][0].max,

@@ -579,6 +579,8 @@ unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_allocator a
                                    enum wcet_scenario sc)
 {
     static size_t spans[GRID_MAX];
+    if (al == AL_ZSMALLOC)
+        return wcet_zs_weight(cfg, sc);
     if (sc != SC_RANDOM_REPLACE && al == AL_GLIBC)
         return 150;
     if (sc != SC_RANDOM_REPLACE && al != AL_TLSF)
@@ -604,6 +606,8 @@ int wcet_child_main(const wcet_config *cfg, enum wcet_allocator al, enum wcet_sc
     wcet_current = "self-test";
     TRY(selftest());
     wcet_current = wcet_scenario_names[sc];
+    if (al == AL_ZSMALLOC) /* typed calls, its own random-replace too */
+        return wcet_zs_scenario(cfg, sc);
     if (sc == SC_RANDOM_REPLACE)
         return random_replace(&w, cfg);
     if (al == AL_GLIBC)
@@ -732,7 +736,7 @@ void wcet_describe(char *buf, size_t len, unsigned sc, unsigned v, uint64_t size
         break;
     default:
         if (!wcet_rtm_describe(buf, len, sc, v, size) &&
-            !wcet_glibc_describe(buf, len, sc, v, size))
+            !wcet_glibc_describe(buf, len, sc, v, size) && !wcet_zs_describe(buf, len, sc, v, size))
             snprintf(buf, len, "variant %u size %llu", v, n);
         break;
     }

@@ -1,6 +1,6 @@
 /*
  * tools/wcet/scenarios_rtm.c -- the adversarial heap states of rtmem's other
- * algorithms (pool, buddy, halffit, slab, heapmem), measured through the
+ * algorithms (pool, buddy, halffit, slab, heapmem, xvmalloc), measured through the
  * generic rtm_alloc / rtm_free a user calls. TLSF's are in scenarios.c.
  *
  * Why these states: each algorithm's bound names its own worst path, so the
@@ -23,6 +23,11 @@
  *     on both sides; page ranges split, exact, coalescing none / left /
  *     right / both; each with empty range lists and with a free range of
  *     every length class on the lists ("populated");
+ *   - xvmalloc: pages taken fresh or from the empty-page stack; the good
+ *     fit that misses its own list and the rest of its first level, takes
+ *     the second block of a list one level up and files the rest behind a
+ *     larger head; frees merging out of list middles or emptying lists and
+ *     bitmap words, or emptying the page;
  *   - every algorithm: failing allocations and detected double frees.
  * Every case starts from a fresh heap over the child's page-aligned region,
  * and checks the layout it relies on (neighbouring blocks, free byte counts)
@@ -508,6 +513,185 @@ static int hm_fail(wcet_heap *w)
     return double_free(w, SC_HM_FAIL, FAIL_DOUBLE, 16, p);
 }
 
+/* --- xvmalloc ------------------------------------------------------------- */
+
+/* "xvmalloc:8192" (report.c): pages of 1024 units of 8 bytes; a block of
+ * u units serves a request of u * 8 - 8 bytes. States are laid out page by
+ * page on a fresh heap of exactly the pages needed: consecutive requests
+ * fill a page in address order (each takes the rest of the page just
+ * split), then chosen blocks are freed (their neighbours used, so nothing
+ * merges) to put blocks on chosen lists in a chosen order (equal sizes:
+ * LIFO). Each page's last block is a used filler. */
+#define XV_PAGE       8192u
+#define XV_PAGE_UNITS (XV_PAGE / 8u)
+#define XV_BYTES(u)   ((size_t)(u)*8u - 8u)
+
+enum {
+    XVA_FRESH,
+    XVA_STACK,
+    XVA_PROBE,
+    XVA_GOOD_FIT,
+    XVA_WHOLE,
+    XVA_MISS_PAGE,
+    XVA_GOOD_FIT_LAST,
+    XVA_CASES
+};
+static const char *const xva_cases[XVA_CASES] = {
+    "no listed block fits: a never-used page, split",
+    "no listed block fits: an empty page popped from the stack, split",
+    "own list's head fits (no search), split",
+    "own head too small, good fit one first level up: second block of its list, "
+    "rest inserted behind a larger head, right neighbour told",
+    "own list's head fits exactly (no split)",
+    "own head too small, good fit finds nothing: an empty page popped and split",
+    "own head too small, good fit one first level up takes its list's only block "
+    "(both bitmap words cleared), rest pushed on a non-empty list's head"};
+
+enum { XVF_NONE, XVF_LEFT, XVF_RIGHT, XVF_BOTH, XVF_BOTH_LAST, XVF_PAGE, XVF_CASES };
+static const char *const xvf_cases[XVF_CASES] = {
+    "no free neighbour: inserted behind a larger head",
+    "free left neighbour (middle of its list) merged",
+    "free right neighbour (middle of its list) merged",
+    "both neighbours merged out of list middles, result behind a larger head",
+    "both neighbours merged, each the last of its list (bitmap words cleared)",
+    "both neighbours merged into the whole page: page back on the stack"};
+
+static int xv_heap(wcet_heap *w, size_t pages)
+{
+    return wcet_heap_new(w, 0, rtm_min_region("xvmalloc:8192") + (pages - 1u) * XV_PAGE);
+}
+
+/* Allocates blocks of units[i] units in order, each right after the one
+ * before (a new page when a page is full: the units sum to 512 per page). */
+static int xv_lay(wcet_heap *w, const unsigned *units, size_t n, void **out)
+{
+    size_t in_page = 0;
+    for (size_t i = 0; i < n; i++) {
+        REQUIRE((out[i] = wcet_raw_alloc(w, XV_BYTES(units[i]))) != NULL,
+                "xvmalloc: block %zu of %u units refused", i, units[i]);
+        REQUIRE(in_page == 0 || (char *)out[i] == (char *)out[i - 1] + units[i - 1] * 8u,
+                "xvmalloc: block %zu not right after block %zu", i, i - 1);
+        in_page = (in_page + units[i]) % XV_PAGE_UNITS;
+    }
+    return 0;
+}
+
+/* Frees blk[order[0]], blk[order[1]], ... up to a -1. */
+static void xv_free_list(wcet_heap *w, void **blk, const int *order)
+{
+    for (; *order >= 0; order++)
+        wcet_raw_free(w, blk[*order]);
+}
+
+static int xv_alloc_cases(wcet_heap *w)
+{
+    void *b[16], *p;
+    /* Fresh page, then the same page popped back from the stack. */
+    TRY(xv_heap(w, 2));
+    TRY(must_alloc(w, SC_XV_ALLOC, XVA_FRESH, 100, &p));
+    wcet_raw_free(w, p);
+    TRY(must_alloc(w, SC_XV_ALLOC, XVA_STACK, 100, &p));
+    /* Good fit one level up. Page 0: [F199][U2][F199][U2][F99][U523];
+     * page 1: [F199][U2][F99][U2][F100][U622]. Request 103 units: its own
+     * list (100..103) has the 100 at its head, too small; rounded up to
+     * 106 the search passes the rest of first level 3 and finds the three
+     * 199s (192..199); the second is split, its rest of 96 goes to list
+     * 96..99 behind a 99 head, followed by the other 99. */
+    static const unsigned lay[] = {199, 2, 199, 2, 99, 523, 199, 2, 99, 2, 100, 622};
+    static const int frees[] = {0, 2, 6, 4, 8, 10, -1};
+    TRY(xv_heap(w, 2));
+    TRY(xv_lay(w, lay, ARRAY_LEN(lay), b));
+    xv_free_list(w, b, frees);
+    REQUIRE(wcet_raw_check(w) == 0, "xvmalloc: check failed");
+    TRY(must_alloc(w, SC_XV_ALLOC, XVA_GOOD_FIT, XV_BYTES(103), &p));
+    REQUIRE(p == b[2], "xvmalloc: good fit took another block");
+    /* Own list's head: a 100 fits 100 exactly, a 99's list serves 97. */
+    TRY(must_alloc(w, SC_XV_ALLOC, XVA_WHOLE, XV_BYTES(100), &p));
+    REQUIRE(p == b[10], "xvmalloc: exact fit took another block");
+    TRY(must_alloc(w, SC_XV_ALLOC, XVA_PROBE, XV_BYTES(97), &p));
+    REQUIRE(wcet_raw_check(w) == 0, "xvmalloc: check failed");
+    /* Page 0: [F199][U2][F96][U2][F100][U625], page 1 on the stack. 103
+     * units: the 100 is too small, the good fit finds the 199 alone in its
+     * first level (its words go empty), the rest of 96 goes on top of the
+     * other 96. Then 103 again: the 100 is too small, nothing above: the
+     * stacked page. */
+    static const unsigned lay2[] = {199, 2, 96, 2, 100, 625};
+    static const int frees2[] = {0, 2, 4, -1};
+    TRY(xv_heap(w, 2));
+    TRY(xv_lay(w, lay2, ARRAY_LEN(lay2), b));
+    REQUIRE((p = wcet_raw_alloc(w, XV_BYTES(XV_PAGE_UNITS))) != NULL, "xvmalloc: no page 1");
+    wcet_raw_free(w, p);
+    xv_free_list(w, b, frees2);
+    TRY(must_alloc(w, SC_XV_ALLOC, XVA_GOOD_FIT_LAST, XV_BYTES(103), &p));
+    REQUIRE(p == b[0], "xvmalloc: good fit took another block");
+    TRY(must_alloc(w, SC_XV_ALLOC, XVA_MISS_PAGE, XV_BYTES(103), &p));
+    REQUIRE((size_t)((char *)p - (char *)b[0]) == XV_PAGE, "xvmalloc: page 1 not used");
+    REQUIRE(wcet_raw_check(w) == 0, "xvmalloc: check failed");
+    return 0;
+}
+
+static int xv_free_cases(wcet_heap *w)
+{
+    void *b[16];
+    /* Page 0: [U2][F50][U2][F50 L][U20 X][F50 R][U2][F50][U2][F123][U2]
+     * [F123][U548]. The four 50s share list 50..51, freed so that it reads
+     * x, L, R, y from the head; X merged with both gives 120, inserted in
+     * list 120..123 behind a 123 head, before the other 123. */
+    static const unsigned lay[] = {2, 50, 2, 50, 20, 50, 2, 50, 2, 123, 2, 123, 548};
+    static const int frees[] = {7, 5, 3, 1, 9, 11, -1};
+    TRY(xv_heap(w, 1));
+    TRY(xv_lay(w, lay, ARRAY_LEN(lay), b));
+    xv_free_list(w, b, frees);
+    REQUIRE(wcet_raw_check(w) == 0, "xvmalloc: check failed");
+    TRY(must_free(w, SC_XV_FREE, XVF_BOTH, XV_BYTES(20), b[4]));
+    REQUIRE(wcet_raw_check(w) == 0, "xvmalloc: check failed");
+    /* The same, each neighbour alone on its list (44: list 44..45, 58:
+     * list 58..59, the only lists of first level 2), merged into 122. */
+    static const unsigned lay2[] = {2, 44, 20, 58, 2, 123, 2, 123, 650};
+    static const int frees2[] = {1, 3, 5, 7, -1};
+    TRY(xv_heap(w, 1));
+    TRY(xv_lay(w, lay2, ARRAY_LEN(lay2), b));
+    xv_free_list(w, b, frees2);
+    TRY(must_free(w, SC_XV_FREE, XVF_BOTH_LAST, XV_BYTES(20), b[2]));
+    /* Left only, right only, none. [F50 d][U2][F50 a][U6 t1][U2][U6 t2]
+     * [F50 c][U2][F50 e][U2][F51 h][U2][U50 t3][U2][U699]: list 50..51
+     * reads h, c, a, e, d; t1 merges a (left), t2 merges c (right), t3
+     * goes behind the 51 head. */
+    static const unsigned lay3[] = {50, 2, 50, 6, 2, 6, 50, 2, 50, 2, 51, 2, 50, 2, 699};
+    static const int frees3[] = {0, 8, 2, 6, 10, -1};
+    TRY(xv_heap(w, 1));
+    TRY(xv_lay(w, lay3, ARRAY_LEN(lay3), b));
+    xv_free_list(w, b, frees3);
+    TRY(must_free(w, SC_XV_FREE, XVF_LEFT, XV_BYTES(6), b[3]));
+    TRY(must_free(w, SC_XV_FREE, XVF_RIGHT, XV_BYTES(6), b[5]));
+    TRY(must_free(w, SC_XV_FREE, XVF_NONE, XV_BYTES(50), b[12]));
+    REQUIRE(wcet_raw_check(w) == 0, "xvmalloc: check failed");
+    /* The page's last block, between two free ones. */
+    static const unsigned lay4[] = {100, 12, 912};
+    TRY(xv_heap(w, 1));
+    TRY(xv_lay(w, lay4, ARRAY_LEN(lay4), b));
+    wcet_raw_free(w, b[0]);
+    wcet_raw_free(w, b[2]);
+    TRY(must_free(w, SC_XV_FREE, XVF_PAGE, XV_BYTES(12), b[1]));
+    REQUIRE(wcet_raw_stats(w).live_blocks == 0, "xvmalloc: page not empty");
+    return wcet_raw_check(w) == 0 ? 0 : wcet_fail("xvmalloc: check failed");
+}
+
+static int xv_fail(wcet_heap *w)
+{
+    void *p, *q;
+    TRY(xv_heap(w, 2));
+    TRY(must_fail(w, SC_XV_FAIL, FAIL_TOO_BIG, XV_BYTES(XV_PAGE_UNITS) + 1u));
+    TRY(must_fail(w, SC_XV_FAIL, FAIL_SIZE_MAX, SIZE_MAX));
+    REQUIRE((p = wcet_raw_alloc(w, 16)) != NULL && (q = wcet_raw_alloc(w, 100)) != NULL,
+            "xvmalloc: no room");
+    REQUIRE(m_free(w, SC_XV_FAIL, FAIL_INTERIOR, 100, (char *)q + 8) == -1,
+            "interior pointer not rejected");
+    exhaust(w, 16);
+    TRY(must_fail(w, SC_XV_FAIL, FAIL_FULL, 16));
+    return double_free(w, SC_XV_FAIL, FAIL_DOUBLE, 16, p);
+}
+
 /* --- dispatch and descriptions ------------------------------------------- */
 
 int wcet_rtm_scenario(wcet_heap *w, const wcet_config *cfg, enum wcet_scenario sc)
@@ -537,6 +721,12 @@ int wcet_rtm_scenario(wcet_heap *w, const wcet_config *cfg, enum wcet_scenario s
         return hm_ranges(w);
     case SC_HM_FAIL:
         return hm_fail(w);
+    case SC_XV_ALLOC:
+        return xv_alloc_cases(w);
+    case SC_XV_FREE:
+        return xv_free_cases(w);
+    case SC_XV_FAIL:
+        return xv_fail(w);
     default:
         return wcet_fail("scenario %d is not an rtm scenario", (int)sc);
     }
@@ -609,6 +799,7 @@ int wcet_rtm_describe(char *buf, size_t len, unsigned sc, unsigned v, uint64_t s
     case SC_HF_FAIL:
     case SC_SLAB_FAIL:
     case SC_HM_FAIL:
+    case SC_XV_FAIL:
         if (sc == SC_HM_FAIL && v == HMF_FALLBACK)
             snprintf(buf, len, "no page left: a larger class's partial page serves %llu", n);
         else
@@ -628,6 +819,12 @@ int wcet_rtm_describe(char *buf, size_t len, unsigned sc, unsigned v, uint64_t s
     case SC_HM_RANGE:
         snprintf(buf, len, "%u pages: %s%s", p & 0xfffu, pick(hmr_cases, ARRAY_LEN(hmr_cases), c),
                  p >> 12 ? " (range lists populated)" : "");
+        return 1;
+    case SC_XV_ALLOC:
+        snprintf(buf, len, "%s (request %llu)", pick(xva_cases, XVA_CASES, v), n);
+        return 1;
+    case SC_XV_FREE:
+        snprintf(buf, len, "%s (block of %llu)", pick(xvf_cases, XVF_CASES, v), n);
         return 1;
     default:
         return 0;

@@ -88,6 +88,18 @@ uintptr_t wcet_row_entry(enum wcet_row row)
         return (uintptr_t)malloc;
     case ROW_MFREE:
         return (uintptr_t)free;
+    case ROW_ZS_MALLOC:
+        return (uintptr_t)rtm_zs_malloc;
+    case ROW_ZS_FREE:
+        return (uintptr_t)rtm_zs_free;
+    case ROW_ZS_MAP:
+        return (uintptr_t)rtm_zs_map;
+    case ROW_ZS_UNMAP:
+        return (uintptr_t)rtm_zs_unmap;
+    case ROW_ZS_COMPACT:
+        return (uintptr_t)rtm_zs_compact;
+    case ROW_ZS_CHECK:
+        return (uintptr_t)rtm_zs_check;
     case ROW_COUNT:
         break;
     }

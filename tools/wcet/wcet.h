@@ -11,8 +11,8 @@
  *   scenarios.c   the child: builds TLSF heap states through the public API
  *                 and announces each measured call with wcet_marker(); the
  *                 random-replace scenario every allocator shares; dispatch
- *   scenarios_rtm.c    the adversarial states of pool, buddy, halffit, slab
- *                      and heapmem (through rtm_alloc / rtm_free)
+ *   scenarios_rtm.c    the adversarial states of pool, buddy, halffit, slab,
+ *                      heapmem and xvmalloc (through rtm_alloc / rtm_free)
  *   scenarios_glibc.c  glibc malloc's adversarial states (the child of a
  *                      glibc task is a fresh exec of this program, so that
  *                      malloc's state is the same in both runs)
@@ -47,7 +47,9 @@ enum wcet_allocator {
     AL_HALFFIT,
     AL_SLAB,
     AL_HEAPMEM,
+    AL_XVMALLOC,
     AL_GLIBC,
+    AL_ZSMALLOC, /* typed API only (rtm_zs_*): scenarios_zsmalloc.c */
     AL_COUNT
 };
 
@@ -80,6 +82,12 @@ enum wcet_row {
     ROW_REALLOC_SHRINK, /* rtm_realloc shrinking in place                */
     ROW_MALLOC,         /* glibc malloc                                   */
     ROW_MFREE,          /* glibc free                                     */
+    ROW_ZS_MALLOC,      /* rtm_zs_malloc (zsmalloc's rows: its typed API) */
+    ROW_ZS_FREE,        /* rtm_zs_free                                    */
+    ROW_ZS_MAP,         /* rtm_zs_map                                     */
+    ROW_ZS_UNMAP,       /* rtm_zs_unmap                                   */
+    ROW_ZS_COMPACT,     /* rtm_zs_compact (one call: at most one span)    */
+    ROW_ZS_CHECK,       /* rtm_zs_check (O(pages + handles))              */
     ROW_COUNT
 };
 
@@ -130,6 +138,16 @@ enum wcet_scenario {
     SC_G_TOP,      /* requests from the top chunk, growing it by brk     */
     SC_G_MMAP,     /* chunks above the mmap threshold: mmap / munmap     */
     SC_G_FREE,     /* free merging both sides, trimming the top          */
+    /* xvmalloc (scenarios_rtm.c; after glibc's: added later) */
+    SC_XV_ALLOC, /* fresh / stacked page, probe, good fit one level up */
+    SC_XV_FREE,  /* merges none/left/right/both, list middles, page back */
+    SC_XV_FAIL,  /* above a page, full, interior pointer, double free  */
+    /* zsmalloc (scenarios_zsmalloc.c) */
+    SC_ZS_MALLOC,  /* reuse, fill a span, new span by splits, refusals    */
+    SC_ZS_FREE,    /* partial, drain a span (pages back), mapped, refused */
+    SC_ZS_MAP,     /* map / unmap: first, nested, last, refused           */
+    SC_ZS_COMPACT, /* no room (full scan), half spans, most moves, pinned */
+    SC_ZS_CHECK,   /* full pools of 4..256 pages (O(pages) shown)       */
     SC_COUNT
 };
 
@@ -262,6 +280,10 @@ int wcet_glibc_scenario(const wcet_config *cfg, enum wcet_scenario sc);
 int wcet_rtm_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
 int wcet_glibc_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
 unsigned long wcet_rtm_weight(const wcet_config *cfg, enum wcet_scenario sc);
+/* scenarios_zsmalloc.c: its scenarios (and random-replace on rtm_zs_*). */
+int wcet_zs_scenario(const wcet_config *cfg, enum wcet_scenario sc);
+int wcet_zs_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
+unsigned long wcet_zs_weight(const wcet_config *cfg, enum wcet_scenario sc);
 
 /* --- report.c ----------------------------------------------------------- */
 
