@@ -45,10 +45,19 @@ limit=${BENCH_TIMEOUT:-900}
 # and their quick runs (a loaded machine stretches them):
 #   memcheck --all ~0.5 min, bench random ~0.5-1 min, --sweep ~3 min,
 #   bench threads 1.5-3 min, limits ~0.5 min, wcet ~1 min, latency ~1 min.
+# bench random --grow: 3 rounds of 500,000 replacements instead of 5 of 2,000,000
+#   (the tail it shows is in the fill); its default took 50 s wall (12 s user)
+#   on a loaded machine, this profile a few seconds.
+# bench zram: every 256 bytes up to 8192 (33 windows + the zram case; the
+#   page limits of xvmalloc and zsmalloc are at 4096, its full default runs
+#   to 16,320 by 64): measured 106 s wall (42 s user + 25 s sys) at load
+#   average 20; the malloc peers' per-point processes take most of it.
 profile=(
   "memcheck|memcheck --all"
   "bench_random|bench random"
   "bench_random_sweep|bench random --sweep|--sweep-step 256"
+  "bench_random_grow|bench random --grow|--runs 3 --iterations 500000"
+  "bench_zram|bench zram|--sweep-step 256 --sweep-max 8192"
   "bench_threads|bench threads"
   "limits|limits"
   "wcet|wcet"
@@ -105,6 +114,11 @@ for entry in "${profile[@]}"; do
   run "$name" "$i" $args $full
 done
 wait # the tee of the last command's stderr
+
+# Real traces (docs/TRACE.md): python3, sqlite3 and gcc recorded, replayed
+# and fitted; the report's "Real traces" section.
+echo "bench: real traces (scripts/trace_bench.sh)" >&2
+"$here/trace_bench.sh" "$build" "$report" || status=1
 
 echo "bench: all commands done in $((SECONDS - t_start)) s; writing the report" >&2
 py=$(command -v python3 || true)

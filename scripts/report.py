@@ -546,6 +546,114 @@ def sweep_section(run, sec, out, names):
     sec.html(verdict_html(run.verdicts("bench_random_sweep")))
 
 
+def grow_section(run, sec, out, names):
+    """bench random --grow: TLSF's alloc percentiles, whole region vs growing."""
+    doc, why = run.json("bench_random_grow")
+    if doc is None:
+        sec.missing = why
+        return
+    ways = [w for w in (doc.get("grow_ways") or []) if isinstance(w, dict)]
+    keys = (("p50", "p50"), ("p99", "p99"), ("p999", "p99.9"), ("p9999", "p99.99"),
+            ("max", "max"))
+    sec.para("TLSF given its memory three ways (the TLSF/xvmalloc/zsmalloc study's growth "
+             "finding): the whole region at start; growing on demand by fresh mmap'd chunks; "
+             "growing inside one reserved range. Alloc latency over the timed fill and "
+             "replacements, ns, minimum / median over %s interleaved runs."
+             % fmt(get(doc, "params", "runs"), 9))
+    if PLT is not None and ways:
+        fig, ax = PLT.subplots(figsize=(10, 4))
+        width = 0.8 / len(ways)
+        for i, w in enumerate(ways):
+            ys = [get(w, "alloc_ns_median", k) for k, _ in keys]
+            xs = [j + (i - (len(ways) - 1) / 2.0) * width for j in range(len(keys))]
+            ax.bar([x for x, y in zip(xs, ys) if num(y)], [y for y in ys if num(y)], width,
+                   label=w.get("name"))
+        ax.set_xticks(range(len(keys)))
+        ax.set_xticklabels([label for _, label in keys])
+        ax.set_yscale("log")
+        ax.set_ylabel("alloc ns (median of runs, log scale)")
+        ax.grid(True, axis="y", alpha=0.3)
+        ax.legend(fontsize=8)
+        fig.suptitle("bench random --grow: TLSF alloc latency, whole pool at start vs growing",
+                     fontsize=10)
+        sec.chart(fig, out, "random_grow", "grow percentiles")
+    rows = []
+    for w in ways:
+        cells = ["%s / %s" % (fmt(get(w, "alloc_ns_min", k)), fmt(get(w, "alloc_ns_median", k)))
+                 for k, _ in keys]
+        rows.append([esc(w.get("name")), fmt(w.get("clean_runs"), 9), fmt(w.get("grows_median")),
+                     fmt(w.get("minor_faults_median"))] + cells)
+    if rows:
+        sec.html(table(["way", "clean runs", "grows", "page faults"] +
+                       [label + " ns" for _, label in keys], rows))
+
+
+# --- bench zram ------------------------------------------------------------------------
+
+
+def zram_curves(doc):
+    """[(name, xs, ns_median, efficiency, zram_case)] per allocator with points;
+    a marked window has no time (null) and is left out of the time curve."""
+    xs = get(doc, "windows", "x", default=[]) or []
+    out = []
+    for a in doc.get("allocators", []) or []:
+        w = get(a, "points", "windows")
+        if not isinstance(w, dict):
+            continue
+        out.append((a.get("name", "?"), xs, w.get("ns_per_pair_median", []) or [],
+                    w.get("efficiency", []) or [], get(a, "points", "zram_case", default={})))
+    return out
+
+
+def zram_section(run, sec, out, names):
+    doc, why = run.json("bench_zram")
+    if doc is None:
+        sec.missing = why
+        return
+    curves = zram_curves(doc)
+    for c in curves:
+        if c[0] not in names:
+            names.append(c[0])
+    sec.para("The TLSF/xvmalloc/zsmalloc study's comparison, time and memory: for each window "
+             "[x, x+64) the random-replace loop's ns per free+alloc pair (a window with a refused "
+             "allocation is left out of the time curve) and the memory efficiency, bytes stored / "
+             "bytes held (rtm heaps: 4 KiB pages holding live blocks; zsmalloc: pages_used; malloc "
+             "peers: RSS growth, their metadata included). The zram case draws compressed-page "
+             "sizes from a synthetic distribution (mean %s bytes)." %
+             fmt(get(doc, "zram_case", "mean_bytes"), 4))
+    if curves and PLT is not None:
+        fig, axes = PLT.subplots(1, 2, figsize=(13, 4.5))
+        panels = ((axes[0], 2, "ns per free+alloc pair (median over rounds)", False),
+                  (axes[1], 3, "memory efficiency: bytes stored / bytes held", True))
+        for ax, k, label, pct in panels:
+            for c in curves:
+                pts = [(x, y * 100 if pct else y) for x, y in zip(c[1], c[k]) if num(y)]
+                ax.plot([x for x, _ in pts], [y for _, y in pts], lw=1.2, label=c[0],
+                        color=color_of(c[0], names))
+            ax.axvline(4096, color="#888", lw=0.8, ls=":")
+            ax.set_xlabel("window start x (bytes): requests in [x, x+64)")
+            ax.set_ylabel(label + (" (%)" if pct else ""))
+            ax.set_ylim(bottom=0)
+            ax.grid(True, alpha=0.3)
+        axes[0].set_title("time per pair vs request size", fontsize=10)
+        axes[1].set_title("memory efficiency vs request size", fontsize=10)
+        axes[0].legend(fontsize=8)
+        fig.suptitle("bench zram: the TLSF/xvmalloc/zsmalloc comparison (dotted: one page)",
+                     fontsize=10)
+        sec.chart(fig, out, "zram", "zram time and efficiency curves")
+    rows = []
+    for a in doc.get("allocators", []) or []:
+        z = get(a, "points", "zram_case", default={}) or {}
+        eff = z.get("efficiency")
+        rows.append([esc(a.get("name")), esc(a.get("status")), fmt(a.get("marked_points"), 9),
+                     fmt(z.get("ns_per_pair_median")) if not z.get("refused_runs") else
+                     "refused (%s)" % fmt(z.get("refused"), 9),
+                     fmt(eff * 100) + " %" if num(eff) else "-", esc(a.get("held_measure"))])
+    if rows:
+        sec.html(table(["allocator", "status", "marked points", "zram case ns/pair",
+                        "zram case efficiency", "bytes held"], rows))
+
+
 # --- bench threads ---------------------------------------------------------------------
 
 
@@ -875,6 +983,99 @@ def latency_section(run, sec, out, names):
     sec.html(verdict_html(lines or run.verdicts("latency")))
 
 
+# --- real traces (scripts/trace_bench.sh, docs/TRACE.md) ---------------------------
+
+
+def trace_programs(folder):
+    """The recorded programs, in the order trace_bench.sh ran them."""
+    order = {"python3": 0, "sqlite3": 1, "gcc": 2}
+    progs = set()
+    for f in os.listdir(folder):
+        m = re.match(r"trace_(.+)_(replay|fit)\.json$", f)
+        if m:
+            progs.add(m.group(1))
+    return sorted(progs, key=lambda p: (order.get(p, 9), p))
+
+
+def trace_rows(replay, fit):
+    """One table row per allocator: fit size, worst call, p99, footprint."""
+    fits = {f.get("algorithm"): f for f in (fit or {}).get("fits", []) if isinstance(f, dict)}
+    rows = []
+    for r in (replay or {}).get("results", []):
+        if not isinstance(r, dict):
+            continue
+        f = fits.get(r.get("allocator"))
+        if f is None:
+            fit_text = "–" if r.get("kind") == "malloc" else "not fitted"
+        elif f.get("status") == "ok":
+            fit_text = human_bytes(f.get("region_bytes"))
+        else:
+            fit_text = "no fit"
+        ok = r.get("status") == "ok"
+        worst = max(r.get("alloc_max_ns") or 0, r.get("free_max_ns") or 0) if ok else None
+        if f is not None and f.get("status") == "ok":
+            worst = max(f.get("worst_alloc_ns") or 0, f.get("worst_free_ns") or 0)
+        rows.append([esc(r.get("allocator")), esc(r.get("status")), fit_text,
+                     fmt(worst) if ok else "–",
+                     fmt(get(r, "latency_ns", "p99")) if ok else "–",
+                     human_bytes(r.get("footprint_bytes")) if ok else "–",
+                     fmt(r.get("refused")) if ok else esc(r.get("why") or "")])
+    return rows
+
+
+def trace_chart(sec, out, prog, replay, names):
+    ok = [r for r in replay.get("results", []) if isinstance(r, dict)
+          and r.get("status") == "ok" and r.get("samples")]
+    if not ok or PLT is None:
+        return
+    fig, ax = PLT.subplots(figsize=(9, 4))
+    live = ok[0]["samples"]
+    ax.plot([x[0] for x in live], [x[1] / 2**20 for x in live], color="black", lw=2,
+            label="live (requested)")
+    for r in ok:
+        if r["allocator"] not in names:
+            names.append(r["allocator"])
+        ax.plot([x[0] for x in r["samples"]], [x[2] / 2**20 for x in r["samples"]],
+                lw=1, label="%s held" % r["allocator"], color=color_of(r["allocator"], names))
+    ax.set_xlabel("call")
+    ax.set_ylabel("MiB")
+    ax.set_title("%s: live vs held bytes over the replay (rtm: region minus free; "
+                 "malloc: RSS growth)" % prog, fontsize=10)
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=7, ncol=2)
+    sec.chart(fig, out, "trace_%s" % prog, "%s live vs held bytes" % prog)
+
+
+def traces_section(run, sec, out, names):
+    progs = trace_programs(run.folder)
+    if not progs:
+        sec.missing = "not run: no trace_*_replay.json in %s (scripts/trace_bench.sh)" % run.folder
+        return
+    sec.para("Programs recorded with <code>rtmem record</code>, replayed call by call on every "
+             "allocator (<code>rtmem replay</code>) and fitted (<code>rtmem fit</code>): "
+             "docs/TRACE.md. <i>fit</i>: smallest region with no refusal; <i>worst</i>: slowest "
+             "call in ns (rtm heaps: on the fitted region, smallest maximum of three replays; "
+             "mallocs: the replay's maximum); <i>p99</i> over every timed call; "
+             "<i>footprint</i>: region high-water mark (rtm, on the replay's region) or RSS "
+             "growth (mallocs).")
+    for prog in progs:
+        stats, _ = run.json("trace_%s_stats" % prog)
+        replay, why = run.json("trace_%s_replay" % prog)
+        fit, _ = run.json("trace_%s_fit" % prog)
+        head = "<b>%s</b>" % esc(prog)
+        if isinstance(stats, dict):
+            head += ": %s calls, %s thread(s), peak live %s in %s blocks" % (
+                fmt(stats.get("calls")), fmt(stats.get("threads")),
+                human_bytes(stats.get("peak_live_bytes")), fmt(stats.get("peak_live_blocks")))
+        sec.para(head)
+        if replay is None:
+            sec.para('<span class="missing">%s</span>' % esc(why))
+            continue
+        sec.html(table(["allocator", "status", "fit", "worst (ns)", "p99 (ns)", "footprint",
+                        "refused"], trace_rows(replay, fit)))
+        trace_chart(sec, out, prog, replay, names)
+
+
 # --- the commands still being written: a generic view --------------------------------
 
 
@@ -897,10 +1098,13 @@ SECTIONS = [
     ("memcheck", "memcheck: time, overhead, fragmentation", memcheck_section),
     ("bench_random", "bench random: speed and latency percentiles", random_section),
     ("bench_random_sweep", "bench random --sweep: request-size window sweep", sweep_section),
+    ("bench_random_grow", "bench random --grow: whole pool vs growing on demand", grow_section),
+    ("bench_zram", "bench zram: time and memory by request size, the zram case", zram_section),
     ("bench_threads", "bench threads: thread scaling and peak RSS", threads_section),
     ("limits", "limits: largest block, time per size", limits_section),
     ("wcet", "wcet: exact instructions per call", wcet_section),
     ("latency", "latency: context switches and priority inheritance", latency_section),
+    ("real_traces", "Real traces: recorded programs replayed and fitted", traces_section),
 ]
 
 CSS = """

@@ -18,5 +18,10 @@ int threads_main(int argc, char **argv);  /* threads.c         */
 int limits_main(int argc, char **argv);   /* limits.c          */
 int wcet_main(int argc, char **argv);     /* wcet_bridge.c     */
 int latency_main(int argc, char **argv);  /* latency.c         */
+int record_main(int argc, char **argv);   /* record.c          */
+int trace_main(int argc, char **argv);    /* trace.c           */
+int replay_main(int argc, char **argv);   /* replay.c          */
+int fit_main(int argc, char **argv);      /* fit.c             */
+int zram_main(int argc, char **argv);     /* zram.c            */
 
 #endif /* RTM_LAB_COMMANDS_H */

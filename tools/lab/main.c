@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "rtmem.h"
 
 typedef struct command {
     const char *group; /* "bench" or NULL */
@@ -28,6 +29,9 @@ static const command commands[] = {
      "the TLSF/xvmalloc/zsmalloc study's random-replace loop, rtm heaps\n"
      "                  vs glibc, mimalloc, jemalloc, tcmalloc (per-op percentiles,\n"
      "                  --sweep curves)"},
+    {"bench", "zram", "bench zram", zram_main,
+     "the TLSF/xvmalloc/zsmalloc study's comparison: time per pair and\n"
+     "                  memory efficiency by request size, and the zram case"},
     {"bench", "threads", "bench threads", threads_main,
      "the tcmalloc-style pool benchmark (multi-thread) and a\n"
      "                  producer/consumer run, malloc peers by LD_PRELOAD and\n"
@@ -41,20 +45,53 @@ static const command commands[] = {
     {NULL, "latency", "latency", latency_main,
      "the VxWorks bmCtx* context-switch suite and the locked heap's\n"
      "                  priority-inheritance handover, under SCHED_FIFO"},
+    {NULL, "record", "record", record_main,
+     "runs a program with the allocation recorder preloaded and writes\n"
+     "                  its trace (docs/TRACE.md)"},
+    {NULL, "trace", "trace", trace_main,
+     "a recorded trace: `trace stats` (calls, sizes, peak live bytes),\n"
+     "                  `trace dump` (one line per call)"},
+    {NULL, "replay", "replay", replay_main,
+     "replays a trace on every rtm heap, glibc and the malloc peers:\n"
+     "                  refusals, time per call, footprint, live vs held bytes"},
+    {NULL, "fit", "fit", fit_main,
+     "the smallest region each rtm heap replays a trace in, its worst\n"
+     "                  call there, and the headroom to add"},
 };
 #define NCOMMANDS (sizeof commands / sizeof commands[0])
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: rtmem <command> [options]\n\ncommands:\n");
+    fprintf(f, "usage: rtmem <command> [options]\n"
+               "       rtmem --version\n\ncommands:\n");
     for (size_t i = 0; i < NCOMMANDS; i++)
         fprintf(f, "  %-15s %s\n", commands[i].label, commands[i].what);
     fprintf(f, "\n"
                "rtmem <command> --help describes each command's options. Every command\n"
-               "prints aligned tables and writes --json FILE (schema: docs/RESULTS.md).\n"
+               "prints aligned tables and writes --json FILE (schema: docs/RESULTS.md);\n"
+               "--json - writes the JSON to stdout and the tables to stderr.\n"
                "Where each method comes from and what differs: docs/METHODS.md.\n"
                "Exit status: 0 when the measurement ran (a FAILed target included), 1 when\n"
                "the method failed, 2 for misuse.\n");
+}
+
+/* "rtmem --version": the lab's version is the library's it runs on. */
+static int version(void)
+{
+    printf("rtmem %s (library %s)\n", RTM_VERSION_STRING, rtm_version());
+    return 0;
+}
+
+/* The names of a group's commands, "random, threads", for a message. */
+static void group_names(FILE *f, const char *group)
+{
+    const char *sep = "";
+    for (size_t i = 0; i < NCOMMANDS; i++) {
+        if (commands[i].group != NULL && strcmp(commands[i].group, group) == 0) {
+            fprintf(f, "%s%s", sep, commands[i].name);
+            sep = ", ";
+        }
+    }
 }
 
 static int is_help(const char *a)
@@ -80,6 +117,8 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)
+        return version();
     int group_known = 0;
     for (size_t i = 0; i < NCOMMANDS; i++) {
         const command *c = &commands[i];
@@ -95,11 +134,12 @@ int main(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (group_known)
-        fprintf(stderr, "rtmem %s: %s\n", cmd,
-                argc >= 3 ? "unknown benchmark (random or threads)"
-                          : "which benchmark? (random or threads)");
-    else
+    if (group_known) {
+        fprintf(stderr, "rtmem %s: %s (", cmd,
+                argc >= 3 ? "unknown benchmark" : "which benchmark?");
+        group_names(stderr, cmd);
+        fprintf(stderr, ")\n");
+    } else
         fprintf(stderr, "rtmem: unknown command '%s'\n", cmd);
     usage(stderr);
     return 2;

@@ -1,0 +1,134 @@
+// SPDX-License-Identifier: MIT
+/*
+ * replay_report.c -- what `rtmem replay` says: one table row per allocator
+ * and the JSON (docs/schema/replay.schema.json), with the live/held samples
+ * of each row for the fragmentation chart.
+ *
+ * Latency columns are over the calls that succeeded (a refused call is not
+ * timed: replay.h); "held/live" is taken at the sample where the trace's
+ * live bytes were highest, so allocators are compared at the same moment.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "json.h"
+#include "replay_cmd.h"
+#include "trace_cli.h"
+
+/* The sample with the most live bytes (the moment rows are compared at). */
+static const replay_sample *peak_sample(const rp_row *r)
+{
+    const replay_sample *best = NULL;
+    for (size_t i = 0; i < r->nsamples; i++)
+        if (best == NULL || r->sample[i].live > best->live)
+            best = &r->sample[i];
+    return best;
+}
+
+static double held_ratio(const rp_row *r)
+{
+    const replay_sample *s = peak_sample(r);
+    return s != NULL && s->live > 0 ? (double)s->held / (double)s->live : 0.0;
+}
+
+void replay_print(const replay_bench *b)
+{
+    char pk[32], reg[32];
+    machine_print(stdout, &b->m);
+    printf("clock: %s\n", b->clock_text);
+    printf("trace: %s, %zu calls, %u thread%s%s, peak live %s in %llu blocks\n", b->o->file, b->t.n,
+           b->t.nthreads, b->t.nthreads == 1 ? "" : "s",
+           b->t.nthreads > 1 ? " (replayed serialised in call order)" : "",
+           trace_cli_bytes(b->st.peak_live_bytes, pk, sizeof pk),
+           (unsigned long long)b->st.peak_live_blocks);
+    printf("rtm heaps on a pre-faulted region of %s; latencies in ns over the calls that "
+           "succeeded\n\n",
+           trace_cli_bytes(b->o->region, reg, sizeof reg));
+    printf("%-10s %-8s %10s %8s %8s %8s %8s %8s %9s %9s %10s %11s %10s\n", "allocator", "status",
+           "calls", "refused", "skipped", "p50", "p90", "p99", "p99.9", "p99.99", "max",
+           "footprint", "held/live");
+    for (size_t i = 0; i < b->nrows; i++) {
+        const rp_row *r = &b->rows[i];
+        if (strcmp(r->status, "ok") != 0) {
+            printf("%-10s %-8s %s\n", r->name, r->status, r->why);
+            continue;
+        }
+        char fp[32];
+        printf("%-10s %-8s %10llu %8llu %8llu %8.0f %8.0f %8.0f %9.0f %9.0f %10.0f %11s %10.2f\n",
+               r->name, r->status, (unsigned long long)r->ops, (unsigned long long)r->refused,
+               (unsigned long long)r->skipped, r->q_ns[0], r->q_ns[1], r->q_ns[2], r->q_ns[3],
+               r->q_ns[4], r->q_ns[5], trace_cli_bytes(r->footprint, fp, sizeof fp), held_ratio(r));
+    }
+    printf("\nfootprint: rtm heaps, the region's high-water mark (highest block end); mallocs,\n"
+           "the growth of the resident set (VmHWM). held/live: bytes held at the moment of\n"
+           "the most live bytes, over those live bytes (1.00 = no overhead).\n");
+}
+
+static void json_row(json *j, const rp_row *r)
+{
+    json_obj(j, NULL);
+    json_str(j, "allocator", r->name);
+    json_str(j, "kind", r->is_rtm ? "rtm" : "malloc");
+    json_str(j, "status", r->status);
+    json_str(j, "why", r->why[0] ? r->why : NULL);
+    json_u64(j, "ops", r->ops);
+    json_u64(j, "refused", r->refused);
+    json_u64(j, "skipped", r->skipped);
+    json_u64(j, "timed_calls", r->timed);
+    json_obj(j, "latency_ns");
+    for (unsigned k = 0; k < RP_NQ; k++)
+        json_num(j, rp_quantile_names[k], r->q_ns[k]);
+    json_obj_end(j);
+    json_num(j, "alloc_max_ns", r->alloc_max_ns);
+    json_num(j, "free_max_ns", r->free_max_ns);
+    json_num(j, "alloc_p99_ns", r->alloc_p99_ns);
+    json_num(j, "free_p99_ns", r->free_p99_ns);
+    json_u64(j, "footprint_bytes", r->footprint);
+    json_str(j, "footprint_kind", r->is_rtm ? "region high-water mark" : "resident set growth");
+    if (r->is_rtm)
+        json_u64(j, "region_bytes", r->region);
+    else
+        json_null(j, "region_bytes");
+    json_num(j, "held_over_live_at_peak", held_ratio(r));
+    json_arr(j, "samples");
+    for (size_t i = 0; i < r->nsamples; i++) {
+        json_arr_inline(j, NULL);
+        json_u64(j, NULL, r->sample[i].call);
+        json_u64(j, NULL, r->sample[i].live);
+        json_u64(j, NULL, r->sample[i].held);
+        json_arr_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+int replay_write_json(const replay_bench *b, const char *path)
+{
+    json j;
+    if (trace_cli_json_open(&j, "replay", path,
+                            "none: the replay is single-threaded and unprivileged; rtm regions "
+                            "are pre-faulted (MAP_POPULATE)") != 0)
+        return -1;
+    json_obj(&j, "params");
+    json_str(&j, "file", b->o->file);
+    json_u64(&j, "region_bytes", b->o->region);
+    if (b->o->limit == UINT64_MAX)
+        json_null(&j, "limit");
+    else
+        json_u64(&j, "limit", b->o->limit);
+    json_str(&j, "clock", b->clock_text);
+    json_str(&j, "order", "serialised in call order (sequence numbers)");
+    json_obj_end(&j);
+    json_obj(&j, "trace");
+    json_str(&j, "program", b->t.hdr.program);
+    json_u64(&j, "calls", b->t.n);
+    json_u64(&j, "threads", b->t.nthreads);
+    json_u64(&j, "peak_live_bytes", b->st.peak_live_bytes);
+    json_u64(&j, "peak_live_blocks", b->st.peak_live_blocks);
+    json_obj_end(&j);
+    json_arr(&j, "results");
+    for (size_t i = 0; i < b->nrows; i++)
+        json_row(&j, &b->rows[i]);
+    json_arr_end(&j);
+    return json_close(&j);
+}

@@ -1,0 +1,16 @@
+# SPDX-License-Identifier: MIT
+# Runs EXE with ARGS ("|"-separated) and fails unless it exits with exactly
+# EXPECT and its stderr matches MATCH (a regular expression), so that a bad
+# trace is refused with the right message and byte offset, not just with
+# some status. A crash is reported as a text, never a number: it cannot pass.
+# usage: cmake -DEXE=path -DARGS=a|b -DEXPECT=1 -DMATCH=regex -P trace_expect.cmake
+string(REPLACE "|" ";" argv "${ARGS}")
+execute_process(COMMAND ${EXE} ${argv} RESULT_VARIABLE rc OUTPUT_VARIABLE out
+                ERROR_VARIABLE err)
+if(NOT "${rc}" STREQUAL "${EXPECT}")
+  message(FATAL_ERROR "${EXE} ${argv}: exit '${rc}', expected ${EXPECT}\n${out}\n${err}")
+endif()
+if(NOT err MATCHES "${MATCH}")
+  message(FATAL_ERROR "${EXE} ${argv}: stderr does not match '${MATCH}':\n${err}")
+endif()
+message(STATUS "${argv}: exit ${rc}, stderr: ${err}")
