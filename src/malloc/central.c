@@ -23,6 +23,14 @@
  * a bitmap (internal.h), so handing out and taking back costs no cache miss
  * on user memory.
  *
+ * False sharing: a span hands out only whole cache-line groups (internal.h,
+ * class_info.group): a freed block whose line neighbours are still out
+ * waits in the bitmap until they are back too. Without this, one block
+ * returned between two live ones went to the next thread that refilled,
+ * and two threads wrote one line (tests/malloc/test_malloc_lines.c). The
+ * one exception: a thread without a cache asking for a single block when
+ * nothing else is left takes one block of a group.
+ *
  * Blocks that sat in a transfer cache through a whole decay period (its
  * low-water mark) are moved back to their spans by rtmm_central_drain(), so
  * that idle memory can reach the page heap and then the OS.
@@ -78,6 +86,26 @@ static void partial_unlink(central *c, span *s)
     s->partial = 0;
 }
 
+/* The group-leading bits of the whole free groups of bitmap word m: a
+ * group of g bits (g = 1, 2, 4; never across words) is whole when every
+ * bit is set. */
+static uint64_t whole_groups(uint64_t m, uint32_t g)
+{
+    if (g >= 2u)
+        m &= m >> 1;
+    if (g == 4u)
+        m &= m >> 2;
+    return g == 1u ? m : g == 2u ? m & 0x5555555555555555u : m & 0x1111111111111111u;
+}
+
+static uint32_t count_whole(const span *s, uint32_t g)
+{
+    uint32_t n = 0;
+    for (uint32_t w = 0; w < SPAN_WORDS; w++)
+        n += (uint32_t)__builtin_popcountll(whole_groups(s->bits[w], g));
+    return n;
+}
+
 static span *new_span(central *c, unsigned cls)
 {
     const class_info *ci = &rtmm_class[cls];
@@ -86,6 +114,7 @@ static span *new_span(central *c, unsigned cls)
         return NULL;
     s->nobj = ci->nobj;
     s->nfree = ci->nobj;
+    s->gfree = ci->nobj / ci->group;
     s->hint = 0;
     for (uint32_t w = 0; w < SPAN_WORDS; w++) {
         uint32_t lo = w * 64u;
@@ -98,24 +127,43 @@ static span *new_span(central *c, unsigned cls)
     return s;
 }
 
-/* Takes up to n free blocks out of span s's bitmap, lowest first. */
-static uint32_t take_from_span(central *c, span *s, size_t size, void **out, uint32_t n)
+/* Writes the addresses of the blocks of bitmap word w's bits `take`. */
+static uint32_t take_bits(const span *s, uint32_t w, uint64_t take, size_t size, void **out)
 {
-    uint32_t got = 0, w = s->hint;
-    for (; w < SPAN_WORDS && got < n; w++) {
-        uint64_t m = s->bits[w];
-        while (m && got < n) {
-            out[got++] = (void *)(s->start + ((size_t)w * 64u + rtm_ctz64(m)) * size);
-            m &= m - 1u;
+    uint32_t got = 0;
+    for (; take; take &= take - 1u)
+        out[got++] = (void *)(s->start + ((size_t)w * 64u + rtm_ctz64(take)) * size);
+    return got;
+}
+
+/* Takes up to n free blocks out of span s's bitmap in whole groups, lowest
+ * first; when n is below one group (a cache-less thread's single block),
+ * n blocks of the first whole group. Never 0 for a span on the partial
+ * list (it has a whole group). */
+static uint32_t take_from_span(central *c, span *s, const class_info *ci, void **out, uint32_t n)
+{
+    uint32_t g = ci->group, got = 0;
+    uint64_t gmask = ((uint64_t)1 << g) - 1u;
+    for (uint32_t w = s->hint; w < SPAN_WORDS && got < n; w++) {
+        uint64_t m = s->bits[w], whole = whole_groups(m, g), take = 0;
+        uint32_t before = (uint32_t)__builtin_popcountll(whole), k = 0;
+        for (; whole && n - got - k >= g; whole &= whole - 1u, k += g)
+            take |= gmask << rtm_ctz64(whole);
+        if (take == 0 && whole && got == 0) { /* n < g: part of one group */
+            take = (((uint64_t)1 << n) - 1u) << rtm_ctz64(whole);
+            k = n;
         }
-        s->bits[w] = m;
-        if (m)
-            break;
+        if (take == 0)
+            continue;
+        s->bits[w] = m & ~take;
+        s->gfree -= before - (uint32_t)__builtin_popcountll(whole_groups(s->bits[w], g));
+        got += take_bits(s, w, take, ci->size, out + got);
     }
-    s->hint = w;
+    while (s->hint < SPAN_WORDS && s->bits[s->hint] == 0)
+        s->hint++;
     s->nfree -= got;
     c->out += got;
-    if (s->nfree == 0)
+    if (s->gfree == 0)
         partial_unlink(c, s);
     return got;
 }
@@ -134,11 +182,15 @@ static void return_to_span(central *c, unsigned cls, void *p)
         atomic_fetch_add_explicit(&rtmm_foreign_frees, 1, memory_order_relaxed);
         return;
     }
-    s->bits[idx / 64u] |= (uint64_t)1 << (idx % 64u);
+    uint32_t g = rtmm_class[cls].group;
+    uint64_t *word = &s->bits[idx / 64u];
+    *word |= (uint64_t)1 << (idx % 64u);
     if (idx / 64u < s->hint)
         s->hint = (uint32_t)(idx / 64u);
     c->out--;
-    if (++s->nfree == 1)
+    s->nfree++;
+    uint64_t gbits = ((uint64_t)1 << g) - 1u, at = idx % 64u - idx % g;
+    if ((*word >> at & gbits) == gbits && ++s->gfree == 1) /* a group is whole again */
         partial_link(c, s);
     if (s->nfree == s->nobj) {
         partial_unlink(c, s);
@@ -152,18 +204,23 @@ static void return_to_span(central *c, unsigned cls, void *p)
 uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n)
 {
     central *c = &C[cls];
-    size_t size = rtmm_class[cls].size;
+    const class_info *ci = &rtmm_class[cls];
     lock_take(&c->lock);
     uint32_t k = c->xcount < n ? c->xcount : n;
     c->xcount -= k;
     memcpy(out, c->xfer + c->xcount, k * sizeof(void *));
     if (c->xcount < c->xlow)
         c->xlow = c->xcount;
-    while (k < n) {
+    /* From spans: whole groups only, so a remainder below one group is
+     * left (the caller gets fewer than n), unless nothing came yet. */
+    while (k < n && (k == 0 || n - k >= ci->group)) {
         span *s = c->partial ? c->partial : new_span(c, cls);
         if (s == NULL)
             break;
-        k += take_from_span(c, s, size, out + k, n - k);
+        uint32_t got = take_from_span(c, s, ci, out + k, n - k);
+        if (got == 0)
+            break;
+        k += got;
     }
     lock_give(&c->lock);
     return k;
@@ -235,8 +292,9 @@ static int check_class(unsigned cls)
     central *c = &C[cls];
     size_t n = 0, free_blocks = 0;
     for (span *s = c->partial; s; s = s->next, n++) {
-        if (s->state != SPAN_SMALL || s->cls != cls || !s->partial || s->nfree == 0 ||
-            s->nfree > s->nobj || popcount_span(s) != (int)s->nfree)
+        if (s->state != SPAN_SMALL || s->cls != cls || !s->partial || s->gfree == 0 ||
+            s->nfree > s->nobj || popcount_span(s) != (int)s->nfree ||
+            count_whole(s, rtmm_class[cls].group) != s->gfree)
             return -1;
         for (uint32_t w = 0; w < s->hint && w < SPAN_WORDS; w++)
             if (s->bits[w])

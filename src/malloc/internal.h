@@ -50,9 +50,39 @@
 #define SPAN_WORDS 8u  /* bitmap words per span: 512 objects at most */
 #define SPAN_OBJS  (SPAN_WORDS * 64u)
 
-/* Requests from this size up get their own OS mapping (not in RT mode). */
+/* Requests from this size up get their own OS mapping (not in RT mode).
+ * Below it, large requests are page runs of the page heap, whose free runs
+ * are the large-block cache (bounded by RTM_DIRTY_MAX and the decay): a
+ * block freed and asked for again costs no mmap, munmap or page fault.
+ * Why so high on 64-bit: an own mapping per block was the cost of repeated
+ * 5-25 MiB blocks (an munmap of resident pages and a fault per 4 KiB at
+ * every allocation, docs/MALLOC.md "Large blocks"); address space is
+ * plentiful there, while a 32-bit process keeps the old 4 MiB. */
 #ifndef RTM_HUGE_MIN
+#if UINTPTR_MAX > 0xffffffffu
+#define RTM_HUGE_MIN ((size_t)256 << 20)
+#else
 #define RTM_HUGE_MIN ((size_t)4 << 20)
+#endif
+#endif
+
+/* The cap on dirty (possibly resident) free pages in the page heap: the
+ * larger of RTM_DIRTY_MAX and 1/RTM_DIRTY_SHARE of the pages in use. Above
+ * it the oldest dirty runs are purged at once, whatever their age, so the
+ * cache of freed runs never holds more than that. Why relative: a program
+ * with 300 MiB of live 5-25 MiB blocks that replaces one at a time needs
+ * a cache of several blocks to find a resident run that fits; with a fixed
+ * 64 MiB it purged at almost every free and faulted at almost every
+ * allocation (measured: 2.3x glibc's page faults; with 1/2, 0.9-1.1x). */
+#ifndef RTM_DIRTY_SHARE
+#define RTM_DIRTY_SHARE 2u
+#endif
+#ifndef RTM_DIRTY_MAX
+#if UINTPTR_MAX > 0xffffffffu
+#define RTM_DIRTY_MAX ((size_t)64 << 20)
+#else
+#define RTM_DIRTY_MAX ((size_t)16 << 20)
+#endif
 #endif
 
 /* --- locks (lock.c) ------------------------------------------------------- */
@@ -147,7 +177,16 @@ typedef struct class_info {
     uint32_t cap;   /* thread-cache capacity (blocks)                   */
     uint32_t batch; /* blocks moved per refill / flush                  */
     uint32_t xcap;  /* central transfer-cache capacity (blocks)         */
+    uint32_t group; /* blocks per cache-line group (1, 2 or 4), below   */
 } class_info;
+
+/* False sharing: a span hands blocks out of its bitmap only in whole
+ * groups of `group` blocks, the fewest whose bytes are a multiple of 64
+ * (a cache line), so the lines of a group hold no other group's bytes.
+ * Two threads refilling from one span thus never get blocks on one line;
+ * blocks share a line across threads only after a thread freed one of
+ * them (it travels on through caches as is). nobj is a multiple of it. */
+#define CACHE_LINE 64u
 extern class_info rtmm_class[NCLASS];
 extern unsigned rtmm_nclass; /* classes in use: 1 .. rtmm_nclass-1 */
 
@@ -171,7 +210,8 @@ enum span_state { SPAN_FREE = 1, SPAN_SMALL, SPAN_LARGE, SPAN_HUGE };
  * (dnext/dprev). A small span is carved into nobj blocks of one class; the
  * bitmap has a 1 for every block that is free *in the span* (not handed to
  * a cache): blocks never need to be touched to be linked, so neither the
- * caches nor the span ever write into user memory.
+ * caches nor the span ever write into user memory. A small span is on its
+ * class's partial list while it has a whole free group (gfree > 0).
  *
  *   start                                                   start+pages*8K
  *   | blk 0 | blk 1 | blk 2 | ...                 | blk nobj-1 | tail |
@@ -185,6 +225,7 @@ typedef struct span {
     uint64_t freed_ms;          /* when it became free (dirty spans)         */
     uint32_t nobj, nfree;       /* small: blocks, blocks free in the bitmap  */
     uint32_t hint;              /* small: lowest bitmap word that may be set */
+    uint32_t gfree;             /* small: whole groups free in the bitmap    */
     uint16_t cls;
     uint8_t state;   /* enum span_state                                     */
     uint8_t dirty;   /* free: some page may be resident (not purged)        */
@@ -281,6 +322,11 @@ void rtmm_meta_fork_lock(int take);
 span *rtmm_heap_alloc(size_t pages, size_t align_pages, unsigned state, unsigned cls);
 /* Gives a small or large span back: coalesces, starts its decay. */
 void rtmm_heap_free(span *s);
+/* Resizes large span s in place to `pages` pages: shrinking frees the
+ * tail; growing takes the free runs right after s. 0, or -1 when the
+ * pages after it are not free or too few (s unchanged), or when no span
+ * record could be had (s may then have grown part way). No OS call. */
+int rtmm_heap_resize(span *s, size_t pages);
 /* Huge requests: their own mapping, registered in the page map. */
 span *rtmm_huge_alloc(size_t bytes, size_t align);
 void rtmm_huge_free(span *s);

@@ -81,6 +81,22 @@ size_t rtm_malloc_usable_size(const void *ptr)
     return s ? (size_t)(span_end(s) - (uintptr_t)ptr) : 0u;
 }
 
+/* realloc of a page run to another page-run size, in place: the tail
+ * goes back to the page heap, or the free run right after the block is
+ * taken (no copy, no OS call; also in real-time mode). -1 when the block
+ * is not a page run starting at ptr, the new size belongs to the huge
+ * mappings, or the pages after it are not free. */
+static int resize_large(void *ptr, size_t size)
+{
+    span *s = large_span_of(ptr);
+    if (s == NULL || s->state != SPAN_LARGE || s->start != (uintptr_t)ptr)
+        return -1;
+    if (size >= RTM_HUGE_MIN && !rtmm_rt_mode)
+        return -1;
+    size_t pages = (size >> PAGE_SHIFT) + ((size & (PAGE_BYTES - 1u)) != 0);
+    return rtmm_heap_resize(s, pages);
+}
+
 void *rtm_malloc_calloc(size_t n, size_t size)
 {
     size_t total;
@@ -125,6 +141,8 @@ void *rtm_malloc_realloc(void *ptr, size_t size)
         return NULL;
     }
     size_t usable = rtm_malloc_usable_size(ptr);
+    if (size > SMALL_MAX && resize_large(ptr, size) == 0)
+        return ptr;
     /* In place when it fits, unless a large block would waste over half. */
     if (size <= usable && (usable <= SMALL_MAX || size >= usable / 2u))
         return ptr;

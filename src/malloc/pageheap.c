@@ -152,18 +152,52 @@ static unsigned next_bin(unsigned b)
     return NBINS;
 }
 
+/* A run of at least `pages` among the first RANGE_SCAN of bin b, a dirty
+ * one if there is one: its pages are likely resident, so reusing it costs
+ * no page fault (and leaves purged runs purged, RSS lower). */
+static span *scan_bin(unsigned b, size_t pages)
+{
+    span *fit = NULL;
+    unsigned k = 0;
+    for (span *s = H.bins[b]; s && k < RANGE_SCAN; s = s->next, k++) {
+        if (s->pages < pages)
+            continue;
+        if (s->dirty)
+            return s;
+        if (fit == NULL)
+            fit = s;
+    }
+    return fit;
+}
+
+/* Large requests first look at the youngest dirty runs (at most
+ * RANGE_SCAN), taking the smallest that fits: a resident run even a few
+ * bins too big beats a purged run of the right size, whose every page
+ * would fault again (the pattern of repeated multi-MiB blocks). */
+static span *scan_dirty(size_t pages)
+{
+    span *best = NULL;
+    unsigned k = 0;
+    for (span *s = H.dtail; s && k < RANGE_SCAN; s = s->dprev, k++)
+        if (s->pages >= pages && (best == NULL || s->pages < best->pages))
+            best = s;
+    return best;
+}
+
 static span *find_free(size_t pages)
 {
     unsigned b = bin_of(pages);
     if (b >= EXACT_BINS) {
-        unsigned k = 0;
-        for (span *s = H.bins[b]; s && k < RANGE_SCAN; s = s->next, k++)
-            if (s->pages >= pages)
-                return s;
+        span *d = scan_dirty(pages);
+        if (d != NULL)
+            return d;
+        span *s = scan_bin(b, pages);
+        if (s != NULL)
+            return s;
         b++;
     }
-    b = next_bin(b);
-    return b < NBINS ? H.bins[b] : NULL;
+    b = next_bin(b); /* every run in a higher bin fits */
+    return b < NBINS ? scan_bin(b, pages) : NULL;
 }
 
 /* --- decay ------------------------------------------------------------------ */
@@ -187,6 +221,22 @@ static void purge_expired(uint64_t now)
         return;
     unsigned budget = PURGE_BUDGET;
     while (H.dhead && budget-- > 0 && now - H.dhead->freed_ms >= (uint64_t)rtmm_opt.decay_ms)
+        purge_span(H.dhead);
+}
+
+/* The cap of the large-block cache: dirty pages above RTM_DIRTY_MAX are
+ * purged now, oldest first, so that a program freeing many large blocks
+ * at once keeps at most the cap (plus the last run) resident in free
+ * runs, whatever the decay time. Not in real-time mode, nor with decay
+ * -1 ("never"). */
+static void purge_over_cap(void)
+{
+    if (rtmm_rt_mode || rtmm_opt.decay_ms < 0)
+        return;
+    size_t cap = (H.small_pages + H.large_pages) / RTM_DIRTY_SHARE;
+    if (cap < (RTM_DIRTY_MAX >> PAGE_SHIFT))
+        cap = RTM_DIRTY_MAX >> PAGE_SHIFT;
+    while (H.dhead && H.dirty_pages > cap)
         purge_span(H.dhead);
 }
 
@@ -353,7 +403,86 @@ void rtmm_heap_free(span *s)
         purge_span(s);
     else
         purge_expired(now);
+    purge_over_cap();
     lock_give(&H.lock);
+}
+
+/* --- resizing in place (realloc of large blocks) ----------------------------- */
+
+/* Shrinks large span s to `pages`: the tail becomes a dirty free run. */
+static int shrink_run(span *s, size_t pages, uint64_t now)
+{
+    span *t = rtmm_span_new();
+    if (t == NULL)
+        return -1;
+    t->start = s->start + (pages << PAGE_SHIFT);
+    t->pages = s->pages - pages;
+    rtmm_pm_set_all(t, NULL, 0);
+    s->pages = pages;
+    H.large_pages -= t->pages;
+    t->state = SPAN_FREE;
+    t->dirty = 1;
+    t->freed_ms = now;
+    coalesce(t);
+    purge_over_cap();
+    return 0;
+}
+
+/* The free run starting at address a, or NULL. */
+static span *free_run_at(uintptr_t a)
+{
+    span *n = pm_span(a);
+    return n != NULL && n->state == SPAN_FREE && n->start == a ? n : NULL;
+}
+
+/* Grows large span s to `pages` with the free runs right after it (a dirty
+ * and a purged run may follow each other; at most GROW_RUNS are looked at):
+ *
+ *   [ s ][ free ][ free ....... ]  =>  [ s ................ ][ rest ]
+ */
+#define GROW_RUNS 4u
+static int grow_run(span *s, size_t pages)
+{
+    size_t have = s->pages;
+    uintptr_t a = span_end(s);
+    for (unsigned k = 0; k < GROW_RUNS && have < pages; k++) {
+        span *n = free_run_at(a);
+        if (n == NULL)
+            return -1;
+        have += n->pages;
+        a = span_end(n);
+    }
+    if (have < pages)
+        return -1;
+    while (s->pages < pages) {
+        span *n = free_run_at(span_end(s));
+        remove_free(n);
+        if (n->pages > pages - s->pages) {
+            span *rest = cut(n, pages - s->pages);
+            if (rest == NULL) {
+                insert_free(n);
+                break;
+            }
+            insert_free(rest);
+        }
+        s->pages += n->pages;
+        H.large_pages += n->pages;
+        rtmm_span_delete(n);
+    }
+    s->zeroed = 0;
+    rtmm_pm_set_all(s, s, 0);
+    return s->pages == pages ? 0 : -1; /* no span record: s grew part way */
+}
+
+int rtmm_heap_resize(span *s, size_t pages)
+{
+    if (pages == s->pages)
+        return 0;
+    uint64_t now = heap_now();
+    lock_take(&H.lock);
+    int rc = pages < s->pages ? shrink_run(s, pages, now) : grow_run(s, pages);
+    lock_give(&H.lock);
+    return rc;
 }
 
 size_t rtmm_heap_purge(int force)

@@ -56,13 +56,21 @@ static void span_geometry(class_info *c)
         pages = (nobj * size + PAGE_BYTES - 1u) / PAGE_BYTES;
     }
     c->pages = (uint32_t)pages;
-    c->nobj = (uint32_t)nobj;
+    c->nobj = (uint32_t)(nobj - nobj % c->group); /* whole groups only */
+}
+
+/* Blocks per cache-line group (internal.h): 64 / gcd(size, 64); every
+ * size is a multiple of 16, so 1, 2 or 4. */
+static uint32_t line_group(size_t size)
+{
+    return size % CACHE_LINE == 0 ? 1u : size % (CACHE_LINE / 2u) == 0 ? 2u : 4u;
 }
 
 static void add_class(size_t size)
 {
     class_info *c = &rtmm_class[rtmm_nclass++];
     c->size = (uint32_t)size;
+    c->group = line_group(size);
     span_geometry(c);
     c->cap = clamp32(((size_t)128 << 10) / size, 8u, 256u);
     c->batch = c->cap / 2u;

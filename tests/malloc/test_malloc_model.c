@@ -24,8 +24,8 @@
  * which a 64-bit malloc grants, and the rig would then fill it.
  *
  * Bands: small (blocks up to 4 KiB: size classes and caches), medium (up
- * to 256 KiB: page-heap runs, aligned runs), large (up to 16 MiB: huge
- * mappings too).
+ * to 256 KiB: page-heap runs, aligned runs), large (up to 16 MiB: page
+ * runs grown and shrunk in place by realloc; huge mappings on 32-bit).
  */
 #include <errno.h>
 #include <stdio.h>
