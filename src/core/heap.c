@@ -22,10 +22,16 @@
  * Nothing here names a particular algorithm but TLSF's kind word, nor the
  * guarded heaps of src/shared/: they register their descriptor themselves,
  * so this file and every plain heap link without them (firmware).
+ *
+ * Valgrind/ASan tracking (core/track.h): each function below first hands
+ * its call to a tracked twin when the build tracks (RTM_TRACKED), and the
+ * macro is nothing otherwise, so the untracked code, TLSF's hot path
+ * included, is the same instruction for instruction.
  */
 #include <stdint.h>
 
 #include "core/kind.h"
+#include "core/track.h"
 
 /* What the generic layer knows of a control structure: its first word. */
 struct rtm_heap {
@@ -95,12 +101,14 @@ rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes)
      * written. mem + bytes may end exactly at the top. */
     if (bytes > UINTPTR_MAX - (uintptr_t)mem)
         return bad_heap();
+    RTM_TRACKED(rtm_tracked_create(k, mem, bytes, param));
     return k->create(mem, bytes, param);
 }
 
 /* Only some kinds take more regions (TLSF); the others: ENOTSUP. */
 int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {
+    RTM_TRACKED(rtm_tracked_add_pool(h, mem, bytes));
     const rtm_heap_kind *k = kind_of(h);
     if (k == NULL || mem == NULL)
         return bad_heap_int();
@@ -111,8 +119,23 @@ int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes)
     return k->add_pool(h, mem, bytes);
 }
 
+/* Only TLSF grows (and a locked heap over it); the others: ENOTSUP. */
+int rtm_heap_set_grow(rtm_heap *h, rtm_grow_fn grow, void *ctx)
+{
+    RTM_TRACKED(rtm_tracked_set_grow(h, grow, ctx));
+    const rtm_heap_kind *k = kind_of(h);
+    if (k == NULL)
+        return bad_heap_int();
+    if (k->set_grow == NULL) {
+        RTM_SET_ERRNO(RTM_ENOTSUP);
+        return -1;
+    }
+    return k->set_grow(h, grow, ctx);
+}
+
 void rtm_heap_destroy(rtm_heap *h)
 {
+    RTM_TRACKED_VOID(rtm_tracked_destroy(h));
     const rtm_heap_kind *k = kind_of(h);
     if (k == NULL)
         return;
@@ -142,6 +165,7 @@ static RTM_NOINLINE void free_other(rtm_heap *h, void *ptr)
 /* Hot path: one compare and a tail call into the typed API. */
 void *rtm_alloc(rtm_heap *h, size_t size)
 {
+    RTM_TRACKED(rtm_tracked_alloc(h, size));
     if (RTM_LIKELY(is_tlsf(h)))
         return rtm_tlsf_alloc(as_tlsf(h), size);
     return alloc_other(h, size);
@@ -150,6 +174,7 @@ void *rtm_alloc(rtm_heap *h, size_t size)
 /* Hot path. */
 void rtm_free(rtm_heap *h, void *ptr)
 {
+    RTM_TRACKED_VOID(rtm_tracked_free(h, ptr));
     if (RTM_LIKELY(is_tlsf(h))) {
         (void)rtm_tlsf_free(as_tlsf(h), ptr);
         return;
@@ -161,6 +186,7 @@ void rtm_free(rtm_heap *h, void *ptr)
  * (ENOTSUP otherwise: no block will ever have it). */
 void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
 {
+    RTM_TRACKED(rtm_tracked_aligned_alloc(h, alignment, size));
     const rtm_heap_kind *k = kind_of(h);
     return k != NULL ? k->aligned_alloc(h, alignment, size) : bad_heap();
 }
@@ -168,12 +194,14 @@ void *rtm_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
 /* On a pool: in place up to the block size, ENOMEM beyond. */
 void *rtm_realloc(rtm_heap *h, void *ptr, size_t size)
 {
+    RTM_TRACKED(rtm_tracked_realloc(h, ptr, size));
     const rtm_heap_kind *k = kind_of(h);
     return k != NULL ? k->realloc(h, ptr, size) : bad_heap();
 }
 
 size_t rtm_usable_size(rtm_heap *h, const void *ptr)
 {
+    RTM_TRACKED(rtm_tracked_usable_size(h, ptr));
     const rtm_heap_kind *k = kind_of(h);
     if (k != NULL)
         return k->usable_size(h, ptr);
@@ -183,6 +211,7 @@ size_t rtm_usable_size(rtm_heap *h, const void *ptr)
 
 rtm_stats rtm_heap_stats(rtm_heap *h)
 {
+    RTM_TRACKED(rtm_tracked_stats(h));
     const rtm_heap_kind *k = kind_of(h);
     if (k != NULL)
         return k->stats(h);
@@ -193,12 +222,14 @@ rtm_stats rtm_heap_stats(rtm_heap *h)
 
 int rtm_heap_check(rtm_heap *h)
 {
+    RTM_TRACKED(rtm_tracked_check(h));
     const rtm_heap_kind *k = kind_of(h);
     return k != NULL ? k->check(h) : bad_heap_int();
 }
 
 const char *rtm_heap_algorithm(rtm_heap *h)
 {
+    RTM_TRACKED(rtm_tracked_algorithm(h));
     const rtm_heap_kind *k = kind_of(h);
     if (k == NULL)
         return bad_heap();
@@ -207,12 +238,14 @@ const char *rtm_heap_algorithm(rtm_heap *h)
 
 int rtm_heap_walk(rtm_heap *h, rtm_walker walker, void *arg)
 {
+    RTM_TRACKED(rtm_tracked_walk(h, walker, arg));
     const rtm_heap_kind *k = walker != NULL ? kind_of(h) : NULL;
     return k != NULL ? k->walk(h, walker, arg) : bad_heap_int();
 }
 
 int rtm_heap_reset(rtm_heap *h)
 {
+    RTM_TRACKED(rtm_tracked_reset(h));
     const rtm_heap_kind *k = kind_of(h);
     return k != NULL ? k->reset(h) : bad_heap_int();
 }
