@@ -44,6 +44,16 @@ FUZZ_SECONDS ?= 600
 fuzz:
 	tests/fuzz/run.sh $(FUZZ_SECONDS) build-fuzz
 
+# The whole suite on other architectures under qemu-user
+# (scripts/test-cross.sh, docs/TESTING.md "Other architectures"): each in
+# build-cross-<arch>/; installs the cross compilers and qemu first when run
+# as root, or names them (scripts/deps.sh cross).
+CROSS_ARCHS ?= aarch64 armhf s390x i686
+.PHONY: test-cross
+test-cross:
+	@scripts/deps.sh cross
+	scripts/test-cross.sh $(CROSS_ARCHS)
+
 format-check: build
 	cmake --build $(BUILD) --target format-check
 

@@ -40,6 +40,7 @@
 #include "rtmem/slab.h"
 #include "rtmem/tlsf.h"
 #include "rtmem/version.h"
+#include "rtmem/zsmalloc.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -67,6 +68,38 @@ RTM_API rtm_heap *rtm_heap_create(const char *algorithm, void *mem, size_t bytes
  *  heap or region, region too small, region overlapping a pool) or ENOTSUP.
  *  O(1) for TLSF (O(pools) in debug builds, which check overlap). */
 RTM_API int rtm_heap_add_pool(rtm_heap *h, void *mem, size_t bytes);
+
+/** A grow function (rtm_heap_set_grow): returns memory of at least
+ *  min_bytes bytes and stores its size in *got_bytes, or returns NULL. The
+ *  memory then belongs to the heap until the caller takes it back after
+ *  rtm_heap_destroy() (the heap never gives it back: growth is one-way). */
+typedef void *(*rtm_grow_fn)(void *ctx, size_t min_bytes, size_t *got_bytes);
+
+/** Lets the heap grow on demand: when no free block fits a request
+ *  (rtm_alloc, rtm_aligned_alloc, a moving rtm_realloc), the heap calls
+ *  grow(ctx, min_bytes, &got) once, adds the memory and retries.
+ *  min_bytes = the block the request needs + a new pool's bookkeeping and 8
+ *  bytes of alignment slack (TLSF: the block's span, request + 4 rounded up
+ *  to 8 and at least 24, + 32; see rtm_tlsf_set_grow for aligned requests),
+ *  so that memory at any address holds the block. Memory that starts
+ *  exactly where one of the heap's pools ends extends that pool (one free
+ *  block, merged with the pool's last block if that is free); other memory
+ *  becomes a new pool, with rtm_heap_add_pool()'s checks. The request fails
+ *  with ENOMEM (counted in failed_allocs) if grow returns NULL, reports
+ *  got < min_bytes, or returns memory that rtm_heap_add_pool() would refuse
+ *  (overlapping the heap, wrapping the address space): such memory is not
+ *  used and stays the grow function's. grow == NULL turns growing off.
+ *  Grown pools are pools like any other: rtm_heap_check and rtm_heap_walk see
+ *  them, the stats count them (arena_bytes += got), rtm_heap_reset keeps
+ *  them (as free pools). grow runs inside the allocation call (on a locked
+ *  heap, with the lock held): it must not call into the same heap. The
+ *  function pointer is kept in the heap's control structure, so it is valid
+ *  in this process only. Returns 0, or -1 with errno EINVAL (NULL heap) or
+ *  ENOTSUP (every algorithm but TLSF, locked heaps over them, and
+ *  process-shared heaps, where a pointer into one process's code would be
+ *  called by another). O(1); the grow call is on the refusal path only and
+ *  costs what grow costs plus O(pools). */
+RTM_API int rtm_heap_set_grow(rtm_heap *h, rtm_grow_fn grow, void *ctx);
 
 /** Forgets the heap. The regions belong to the caller again; no memory is
  *  released because none was acquired. NULL is ignored. O(1). */
@@ -96,7 +129,9 @@ RTM_API void *rtm_realloc(rtm_heap *h, void *ptr, size_t size);
 RTM_API void rtm_free(rtm_heap *h, void *ptr);
 
 /** The usable size of a live block (>= the size requested), or 0 for NULL.
- *  O(1). */
+ *  A pointer that is not a live block of this heap (when detected, as for
+ *  rtm_free) is reported to the error handler and gives 0 with errno
+ *  EINVAL. O(1). */
 RTM_API size_t rtm_usable_size(rtm_heap *h, const void *ptr);
 
 /** The heap's statistics; all zero with errno EINVAL for a NULL heap. O(1)

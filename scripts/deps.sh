@@ -5,6 +5,9 @@
 # peer is reported as missing, never a crash). `ci`: also the cross compiler
 # for the freestanding check, 32-bit libraries for the -m32 run, pkg-config
 # for the consumer builds, and the format/static-analysis tools.
+# `cross`: Debian's cross compilers (C and C++) for aarch64, armhf, s390x
+# and i686 and qemu-user-static, for scripts/test-cross.sh (`make
+# test-cross`; not a CI stage yet: docs/TESTING.md).
 # `check`: what `build` needs, only checked and reported, never installed
 # (`make build` runs this one: installing is left to `make test`,
 # `make bench` and this script called directly).
@@ -16,11 +19,55 @@ need_pkgs=(gcc cmake make)
 opt_pkgs=()
 case "$what" in
   build|check) ;;
-  bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib) ;;
+  bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib
+               sqlite3) ;; # sqlite3: a real trace (scripts/trace_bench.sh)
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite clang) ;;
-  *) echo "usage: scripts/deps.sh build|bench|ci|check" >&2; exit 2 ;;
+  cross) ;;
+  *) echo "usage: scripts/deps.sh build|bench|ci|cross|check" >&2; exit 2 ;;
 esac
+# The cross stage's packages (scripts/test-cross.sh): optional in ci, the C
+# compilers and qemu required in cross. Debian's gcc-multilib declares a
+# conflict with every cross compiler, so installing them removes it (see
+# keep_m32 below).
+cross_pkgs=(qemu-user-static)
+for t in aarch64-linux-gnu arm-linux-gnueabihf s390x-linux-gnu i686-linux-gnu; do
+  cross_pkgs+=("gcc-$t" "g++-$t")
+done
+case "$what" in
+  # cross: the C compilers and qemu are required (scripts/test-cross.sh
+  # cannot run without them); the C++ ones optional (tests/cpp/ skips).
+  cross)
+    need_cmds+=(qemu-aarch64-static)
+    need_pkgs+=(qemu-user-static)
+    for t in aarch64-linux-gnu arm-linux-gnueabihf s390x-linux-gnu i686-linux-gnu; do
+      need_cmds+=("$t-gcc")
+      need_pkgs+=("gcc-$t")
+      opt_pkgs+=("g++-$t")
+    done ;;
+esac
+# ci: gcc-<N>-multilib (the 32-bit compiler) instead of the gcc-multilib
+# metapackage, which would evict the cross compilers on every run and be
+# evicted by them in turn; keep_m32 adds the one link it would have added.
+if [ "$what" = ci ]; then
+  gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
+  [ -n "$gcc_major" ] && opt_pkgs=("${opt_pkgs[@]/#gcc-multilib/gcc-$gcc_major-multilib}")
+fi
+
+# gcc-multilib holds a single file, the link /usr/include/asm ->
+# x86_64-linux-gnu/asm that `cc -m32` needs (<errno.h> includes
+# <asm/errno.h>); the 32-bit compiler itself is gcc-<N>-multilib, which
+# stays. Its conflict with the cross compilers is about that link, which
+# they never read: each searches its own /usr/<triple>/include first, where
+# its asm/ is. So when the cross compilers displaced it, the link is put
+# back and -m32 keeps working (root only; said on stderr).
+keep_m32() {
+  [ "$(id -u)" = 0 ] || return 0
+  [ -e /usr/include/asm ] || [ ! -d /usr/include/x86_64-linux-gnu/asm ] && return 0
+  ls /usr/lib/gcc/x86_64-linux-gnu/*/32/libgcc.a >/dev/null 2>&1 || return 0
+  ln -s x86_64-linux-gnu/asm /usr/include/asm
+  echo "deps: the cross compilers replaced gcc-multilib; restored its /usr/include/asm link for -m32" >&2
+}
 
 missing=()
 for i in "${!need_cmds[@]}"; do
@@ -51,6 +98,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get install -y -qq "$p" >/dev/null 2>&1 \
       || echo "deps: optional package $p could not be installed; its peer will be reported as missing" >&2
   done
+  keep_m32
   exit 0
 fi
 

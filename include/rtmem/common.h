@@ -50,7 +50,7 @@ typedef struct rtm_stats {
 typedef enum rtm_error_kind {
     RTM_ERR_DOUBLE_FREE = 1, /* free of a block that is already free      */
     RTM_ERR_FOREIGN_POINTER, /* pointer not inside any pool of this heap  */
-    RTM_ERR_CORRUPT_HEADER,  /* block header overwritten (debug builds)   */
+    RTM_ERR_CORRUPT_HEADER,  /* header overwritten, or interior/stale ptr */
     RTM_ERR_CHECK_FAILED     /* rtm_heap_check() found a broken invariant */
 } rtm_error_kind;
 

@@ -77,12 +77,22 @@ RTM_API size_t rtm_shared_min_size(void);
 
 /** Creates the shared-memory object `name` ("name" or "/name": 1 to 200 of
  *  [A-Za-z0-9._-], not "." or "..") of `bytes` bytes and a heap of
- *  `algorithm` (NULL or "tlsf") in it, and attaches the caller. Returns the
- *  handle, or NULL with errno EINVAL (bad name or size), EEXIST, ENOTSUP
+ *  `algorithm` (NULL or "tlsf") in it, readable and writable by the owner
+ *  only (0600; rtm_shared_create_mode() takes other bits), and attaches the
+ *  caller. Returns the handle, or NULL with errno EINVAL (bad name or size), EEXIST, ENOTSUP
  *  (other algorithm) or the system's error (EACCES, ENOSPC...). The object
  *  outlives every process until rtm_shared_unlink(). O(1) (pages are
  *  touched lazily). */
 RTM_API rtm_heap *rtm_shared_create(const char *name, size_t bytes, const char *algorithm);
+
+/** rtm_shared_create() with the object's permission bits: `mode` is 0 to
+ *  0777 (the rwx bits of chmod; 0660 lets the owner's group attach too) and
+ *  is applied exactly, not masked by the umask. rtm_shared_create() is this
+ *  call with 0600. EINVAL for bits outside 0777, as for the other
+ *  arguments. The bits only govern rtm_shared_open() by other users: the
+ *  creator keeps its mapping whatever they are. */
+RTM_API rtm_heap *rtm_shared_create_mode(const char *name, size_t bytes, const char *algorithm,
+                                         unsigned mode);
 
 /** Attaches to an existing shared heap. NULL with errno ENOENT, EINVAL (bad
  *  name; not an rtmem heap; truncated), EPROTO (other layout version, ABI

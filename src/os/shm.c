@@ -37,7 +37,7 @@ static const char *posix_name(const char *name, char *buf, size_t size)
 
 #define NAME_BUF (RTM_OS_SHM_NAME_MAX + 2u)
 
-int rtm_os_shm_create(const char *name, size_t bytes, void **map)
+int rtm_os_shm_create(const char *name, size_t bytes, unsigned mode, void **map)
 {
     char buf[NAME_BUF];
     const char *pname = posix_name(name, buf, sizeof buf);
@@ -45,11 +45,14 @@ int rtm_os_shm_create(const char *name, size_t bytes, void **map)
         errno = EINVAL;
         return -1;
     }
-    int fd = shm_open(pname, O_RDWR | O_CREAT | O_EXCL, 0600);
+    int fd = shm_open(pname, O_RDWR | O_CREAT | O_EXCL, (mode_t)mode);
     if (fd < 0)
         return -1;
     void *m = MAP_FAILED;
-    if (ftruncate(fd, (off_t)bytes) == 0)
+    /* shm_open's mode passes through the umask; the caller asked for these
+     * exact bits (a group-shared heap under the usual umask 022 would
+     * otherwise lose its group write bit). */
+    if (fchmod(fd, (mode_t)mode) == 0 && ftruncate(fd, (off_t)bytes) == 0)
         m = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int err = errno;
     (void)close(fd);

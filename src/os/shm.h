@@ -17,10 +17,10 @@
  * Linux, and glibc prepends "/dev/shm/"). */
 #define RTM_OS_SHM_NAME_MAX 200u
 
-/* Creates the object `name` exclusively (EEXIST if it exists), sizes it to
- * `bytes` and maps it read-write, shared. On failure the object is
- * removed again. */
-int rtm_os_shm_create(const char *name, size_t bytes, void **map);
+/* Creates the object `name` exclusively (EEXIST if it exists) with exactly
+ * the permission bits `mode` (not masked by the umask), sizes it to `bytes`
+ * and maps it read-write, shared. On failure the object is removed again. */
+int rtm_os_shm_create(const char *name, size_t bytes, unsigned mode, void **map);
 
 /* Opens and maps an existing object whole; *bytes gets its size. Objects
  * smaller than `min_bytes` are not mapped (errno EINVAL): a truncated or

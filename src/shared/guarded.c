@@ -266,9 +266,35 @@ static int guarded_add_pool(rtm_heap *h, void *mem, size_t bytes)
         errno = ENOTSUP;
         return -1;
     }
+    /* The inner heap refuses overlap with itself, but not with the guard in
+     * front of it, which it does not know: a pool over the guard would be
+     * handed out and the next lock would read user data as the mutex. */
+    uintptr_t start = (uintptr_t)mem, guard = (uintptr_t)g;
+    uintptr_t inner = (uintptr_t)guard_inner(g);
+    if (start < inner && (start >= guard || bytes > guard - start)) {
+        errno = EINVAL;
+        return -1;
+    }
     if (rtm_guard_lock(g) != 0)
         return -1;
     int rc = rtm_heap_add_pool(guard_inner(g), mem, bytes);
+    rtm_guard_unlock(g);
+    return rc;
+}
+
+/* A locked heap forwards it to its inner heap (ENOTSUP unless TLSF); grow
+ * then runs with the lock held. A shared heap refuses it: the function
+ * pointer would sit in the segment, where another process would call it. */
+static int guarded_set_grow(rtm_heap *h, rtm_grow_fn grow, void *ctx)
+{
+    rtm_guard *g = as_guard(h);
+    if (guard_is_shared(g)) {
+        errno = ENOTSUP;
+        return -1;
+    }
+    if (rtm_guard_lock(g) != 0)
+        return -1;
+    int rc = rtm_heap_set_grow(guard_inner(g), grow, ctx);
     rtm_guard_unlock(g);
     return rc;
 }
@@ -291,6 +317,7 @@ static const rtm_heap_kind guarded_kind = {
     .walk = guarded_walk,
     .reset = guarded_reset,
     .add_pool = guarded_add_pool,
+    .set_grow = guarded_set_grow,
     .destroy = guarded_destroy,
     .algorithm = guarded_algorithm,
 };

@@ -113,14 +113,21 @@ static int format(rtm_guard *g, size_t bytes)
 
 rtm_heap *rtm_shared_create(const char *name, size_t bytes, const char *algorithm)
 {
-    if (!name_ok(name) || bytes < rtm_shared_min_size() || bytes > (size_t)PTRDIFF_MAX) {
+    return rtm_shared_create_mode(name, bytes, algorithm, 0600u);
+}
+
+rtm_heap *rtm_shared_create_mode(const char *name, size_t bytes, const char *algorithm,
+                                 unsigned mode)
+{
+    if (!name_ok(name) || bytes < rtm_shared_min_size() || bytes > (size_t)PTRDIFF_MAX ||
+        (mode & ~0777u) != 0) {
         errno = EINVAL;
         return NULL;
     }
     if (algorithm_ok(algorithm != NULL ? algorithm : "tlsf") != 0 || rtm_guarded_register() != 0)
         return NULL;
     void *map = NULL;
-    if (rtm_os_shm_create(name, bytes, &map) != 0)
+    if (rtm_os_shm_create(name, bytes, mode, &map) != 0)
         return NULL;
     int rc = format((rtm_guard *)map, bytes);
     if (rc != 0) {

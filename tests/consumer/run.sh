@@ -7,8 +7,9 @@
 #             README.md promises (headers, both libraries static and shared,
 #             CMake package, pkg-config files)
 #   package   package/: find_package(rtmem 0.2) against that prefix, linking
-#             rtmem::rtmem, rtmem::rtmem_shared and rtmem::malloc; and
-#             find_package(rtmem 1.0) must fail
+#             rtmem::rtmem, rtmem::rtmem_shared and rtmem::malloc, and a C++17
+#             program on <rtmem/pmr.hpp> when a C++ compiler is found (CXX,
+#             default c++); and find_package(rtmem 1.0) must fail
 #   pkgconfig a plain compiler command line with `pkg-config --cflags --libs
 #             rtmem` (and rtmem-malloc), PKG_CONFIG_PATH at the prefix
 #   subdir    subdir/: a parent project doing add_subdirectory(<rtmem>),
@@ -32,6 +33,7 @@ src=$(cd "$here/../.." && pwd)
 build=$(cd "$1" && pwd)
 work=$2
 cc=${CC:-cc}
+cxx=${CXX:-c++}
 cmake=${CMAKE:-cmake}
 sanitize=${CONSUMER_SANITIZE:-}
 cflags=${CONSUMER_CFLAGS:-}
@@ -40,6 +42,14 @@ if [ -n "$sanitize" ]; then
 fi
 with_malloc=ON
 [ -n "$sanitize" ] && with_malloc=OFF
+# The C++ consumer needs a C++17 compiler that builds with these flags
+# (-m32 needs g++-multilib, not only gcc-multilib).
+with_cxx=OFF
+# shellcheck disable=SC2086
+if command -v "$cxx" >/dev/null 2>&1 &&
+   echo 'int main(){return 0;}' | "$cxx" -std=c++17 $cflags -x c++ - -o /dev/null 2>/dev/null; then
+  with_cxx=ON
+fi
 
 rm -rf "$work"
 mkdir -p "$work"
@@ -73,7 +83,7 @@ libdir=$(dirname "$(find "$prefix" -name librtmem.a | head -n 1)")
 [ -d "$libdir" ] || { echo "consumer[install]: no librtmem.a under $prefix" >&2; exit 1; }
 missing=()
 for f in include/rtmem.h include/rtmem/common.h include/rtmem/version.h include/rtmem/tlsf.h \
-         include/rtmem/malloc.h; do
+         include/rtmem/malloc.h include/rtmem/pmr.hpp; do
   [ -f "$prefix/$f" ] || missing+=("$f")
 done
 for f in librtmem.a librtmem.so librtmem-malloc.a librtmem-malloc.so \
@@ -91,11 +101,18 @@ echo "consumer[install]: ok, $(find "$prefix" -type f | wc -l) files under" \
 # --- package: find_package(rtmem) --------------------------------------------
 pkg=$work/package
 run package "$cmake" -S "$here/package" -B "$pkg" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cflags" -DCONSUMER_MALLOC=$with_malloc
+    -DCMAKE_C_COMPILER="$cc" -DCMAKE_C_FLAGS="$cflags" -DCONSUMER_MALLOC=$with_malloc \
+    -DCONSUMER_CXX=$with_cxx -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_FLAGS="$cflags"
 run package "$cmake" --build "$pkg" -j 2
 expect_output package "$pkg/heap_consumer"
 expect_output package "$pkg/heap_consumer_shared"
 [ $with_malloc = ON ] && expect_output package "$pkg/malloc_consumer"
+if [ $with_cxx = ON ]; then
+  expect_output package "$pkg/pmr_consumer"
+else
+  echo "consumer[package]: C++ consumer skipped, no C++17 compiler for flags '$cflags'" \
+       "($cxx; Debian: g++, g++-multilib for -m32)"
+fi
 # rtmem 0.x promises compatibility within a minor version only.
 if "$cmake" -S "$here/package" -B "$work/package-1.0" -DCMAKE_PREFIX_PATH="$prefix" \
      -DCMAKE_C_COMPILER="$cc" -DRTMEM_WANT=1.0 >"$work/package-1.0.log" 2>&1; then

@@ -75,6 +75,8 @@ add_test(NAME cpp_pmr.api COMMAND test_pmr --api)
 foreach(algorithm tlsf halffit heapmem slab buddy pool)
   add_test(NAME cpp_pmr.${algorithm} COMMAND test_pmr --algorithm ${algorithm})
 endforeach()
+# xvmalloc: requests above a page (4 KiB) are refused, the rest as the others.
+add_test(NAME cpp_pmr.xvmalloc COMMAND test_pmr --algorithm xvmalloc)
 add_test(NAME cpp_pmr.threads COMMAND test_pmr --threads)
 set_tests_properties(cpp_pmr.threads PROPERTIES LABELS threads)
 
@@ -103,8 +105,9 @@ target_link_libraries(rtmem-pmr-bench PRIVATE ${CMAKE_DL_LIBS})
 if(CMAKE_VERSION VERSION_LESS 3.19) # string(JSON) reads the output back
   add_test(NAME cpp_pmr_bench.runs COMMAND rtmem-pmr-bench --rounds 1 --ops 4096)
 else()
+  rtmem_runnable(rtmem_pmr_bench_exe rtmem-pmr-bench) # its qemu wrapper in cross builds
   add_test(NAME cpp_pmr_bench.runs
-           COMMAND ${CMAKE_COMMAND} -DBENCH=$<TARGET_FILE:rtmem-pmr-bench>
+           COMMAND ${CMAKE_COMMAND} -DBENCH=${rtmem_pmr_bench_exe}
                    -DJSON=${CMAKE_CURRENT_BINARY_DIR}/pmr_bench_smoke.json
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/cpp/scripts/run_pmr_bench.cmake)
 endif()

@@ -81,9 +81,10 @@ struct algorithm {
 };
 
 const algorithm algorithms[] = {
-    {"tlsf", "tlsf", true, 4096, true},      {"halffit", "halffit", true, 8, true},
-    {"heapmem", "heapmem", true, 512, true}, {"slab", "slab", true, 512, false},
-    {"buddy", "buddy:64", true, 64, true},   {"pool", "pool:256", false, 0, true},
+    {"tlsf", "tlsf", true, 4096, true},       {"halffit", "halffit", true, 8, true},
+    {"heapmem", "heapmem", true, 512, true},  {"slab", "slab", true, 512, false},
+    {"buddy", "buddy:64", true, 64, true},    {"pool", "pool:256", false, 0, true},
+    {"xvmalloc", "xvmalloc", false, 8, true}, /* no block above a page: small workloads */
 };
 
 const algorithm *current = &algorithms[0];

@@ -4,7 +4,8 @@
  *    the minimum works at every start address, one byte less never does;
  *  - every generic call on a locked heap of every algorithm rtm_algorithms()
  *    lists: results, errno on bad input, the inner algorithm's name,
- *    add_pool (TLSF only), reset, walk, destroy (later calls: EINVAL);
+ *    add_pool (TLSF only; never over the lock's guard), reset, walk,
+ *    destroy (later calls: EINVAL);
  *  - threads hammering one heap (tlsf, pool:64, buddy): each fills its
  *    blocks with an address-derived pattern, checks it before freeing,
  *    hands blocks to other threads through a slot table, frees theirs;
@@ -326,10 +327,43 @@ static void test_threads_tlsf(void) { hammer_heap("tlsf", 3000); }
 static void test_threads_pool(void) { hammer_heap("pool:64", 56); }
 static void test_threads_buddy(void) { hammer_heap("buddy:256", 2000); }
 
+/* A pool over the lock's guard (which the inner heap does not know) is
+ * refused; one that ends right where the guard starts is fine. */
+static void test_add_pool_over_guard(void)
+{
+    const size_t before = 64 * KiB, bytes = 256 * KiB;
+    unsigned char *mem = malloc(before + bytes);
+    REQUIRE(mem != NULL);
+    rtm_heap *h = rtm_locked_create("tlsf", mem + before, bytes);
+    REQUIRE(h != NULL);
+    unsigned char *guard = mem + before;
+    struct {
+        void *at;
+        size_t bytes;
+    } overlapping[] = {{mem, before + 8}, {guard, 4 * KiB}, {guard + 8, 64}, {mem + 8, before}};
+    for (size_t i = 0; i < sizeof overlapping / sizeof overlapping[0]; i++) {
+        errno = 0;
+        CHECK_MSG(rtm_heap_add_pool(h, overlapping[i].at, overlapping[i].bytes) == -1,
+                  "pool %zu over the guard accepted", i);
+        CHECK_ERRNO(EINVAL);
+        CHECK(rtm_heap_check(h) == 0);
+    }
+    CHECK(rtm_heap_stats(h).arena_bytes == bytes);
+    CHECK(rtm_heap_add_pool(h, mem, before) == 0);
+    CHECK(rtm_heap_stats(h).arena_bytes == bytes + before);
+    void *p = rtm_alloc(h, 1024);
+    CHECK(p != NULL);
+    rtm_free(h, p);
+    CHECK(rtm_heap_check(h) == 0);
+    rtm_heap_destroy(h);
+    free(mem);
+}
+
 int main(void)
 {
     RUN_TEST(test_create_bad_inputs);
     RUN_TEST(test_every_call_every_algorithm);
+    RUN_TEST(test_add_pool_over_guard);
     RUN_TEST(test_threads_tlsf);
     RUN_TEST(test_threads_pool);
     RUN_TEST(test_threads_buddy);

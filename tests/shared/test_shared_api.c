@@ -5,6 +5,8 @@
  *  - sizes: one byte below rtm_shared_min_size() refused, the minimum works;
  *  - algorithms: NULL and "tlsf" accepted, others ENOTSUP, unknown EINVAL;
  *  - a second create of a name: EEXIST, the first heap untouched;
+ *  - permissions: rtm_shared_create gives 0600, rtm_shared_create_mode the
+ *    exact bits asked for whatever the umask, bits outside 0777 refused;
  *  - attaching to what is not a good heap: missing (ENOENT), empty,
  *    shorter than the header, foreign bytes, truncated or grown heap
  *    (EINVAL), other version / ABI / byte order (EPROTO), half-created
@@ -107,6 +109,9 @@ static void test_sizes_and_algorithms(void)
         CHECK(rtm_shared_create(name, 64 * KiB, unsupported[i]) == NULL);
         CHECK_ERRNO(ENOTSUP);
     }
+    errno = 0; /* xvmalloc, too: TLSF is the only shared inner heap */
+    CHECK(rtm_shared_create(name, 64 * KiB, "xvmalloc") == NULL);
+    CHECK_ERRNO(ENOTSUP);
     errno = 0;
     CHECK(rtm_shared_create(name, 64 * KiB, "nosuch") == NULL);
     CHECK_ERRNO(EINVAL);
@@ -139,6 +144,56 @@ static void test_sizes_and_algorithms(void)
     }
     rtm_shared_close(h);
     CHECK(rtm_shared_unlink(name) == 0);
+}
+
+/* --- permission bits ----------------------------------------------------- */
+
+/* The permission bits of an object, by fstat of a fresh descriptor. */
+static unsigned object_mode(const char *name)
+{
+    int fd = shm_open(name, O_RDONLY, 0);
+    REQUIRE(fd >= 0);
+    struct stat st;
+    REQUIRE(fstat(fd, &st) == 0);
+    close(fd);
+    return (unsigned)st.st_mode & 0777u;
+}
+
+static void test_modes(void)
+{
+    const char *name = heap_name("mode");
+    size_t min = rtm_shared_min_size();
+    (void)rtm_shared_unlink(name);
+    /* A umask that would strip group and other bits must not change them. */
+    mode_t old = umask(077);
+    const unsigned modes[] = {0660u, 0644u, 0600u, 0666u};
+    for (size_t i = 0; i < sizeof modes / sizeof modes[0]; i++) {
+        rtm_heap *h = rtm_shared_create_mode(name, 64 * KiB, NULL, modes[i]);
+        REQUIRE(h != NULL);
+        CHECK_MSG(object_mode(name) == modes[i], "mode %o became %o", modes[i], object_mode(name));
+        CHECK(rtm_alloc(h, 64) != NULL);
+        rtm_shared_close(h);
+        CHECK(rtm_shared_unlink(name) == 0);
+    }
+    rtm_heap *h = rtm_shared_create(name, min, "tlsf");
+    REQUIRE(h != NULL);
+    CHECK(object_mode(name) == 0600u);
+    rtm_shared_close(h);
+    CHECK(rtm_shared_unlink(name) == 0);
+    umask(old);
+    const unsigned bad[] = {01000u, 02660u, 04600u, 0x10000u, ~0u};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        errno = 0;
+        CHECK_MSG(rtm_shared_create_mode(name, min, NULL, bad[i]) == NULL, "mode %o accepted",
+                  bad[i]);
+        CHECK_ERRNO(EINVAL);
+        errno = 0;
+        CHECK_MSG(rtm_shared_open(name) == NULL, "mode %o created the object", bad[i]);
+        CHECK_ERRNO(ENOENT);
+    }
+    errno = 0;
+    CHECK(rtm_shared_create_mode("a/b", min, NULL, 0600u) == NULL);
+    CHECK_ERRNO(EINVAL);
 }
 
 /* --- objects that are not good heaps ------------------------------------ */
@@ -555,6 +610,7 @@ int main(void)
 {
     RUN_TEST(test_names);
     RUN_TEST(test_sizes_and_algorithms);
+    RUN_TEST(test_modes);
     RUN_TEST(test_bad_objects);
     RUN_TEST(test_half_created);
     RUN_TEST(test_two_mappings);

@@ -1,10 +1,38 @@
 /*
  * json.c -- the streaming JSON writer (json.h).
+ *
+ * "--json -" sends the JSON to standard output. The commands print their
+ * tables on standard output too, so json_claim_stdout() keeps a copy of the
+ * original descriptor for the JSON and points descriptor 1 at standard
+ * error: every table, and every child's output, then goes to stderr, and
+ * `rtmem <cmd> --json - | jq` reads JSON only, whatever a command prints.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include <inttypes.h>
 #include <math.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "json.h"
+
+/* The descriptor the JSON goes to after json_claim_stdout(), or -1. */
+static int stdout_for_json = -1;
+
+int json_claim_stdout(void)
+{
+    if (stdout_for_json >= 0)
+        return 0;
+    fflush(stdout);
+    int fd = dup(STDOUT_FILENO);
+    if (fd < 0 || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
+        if (fd >= 0)
+            (void)close(fd);
+        return -1;
+    }
+    stdout_for_json = fd;
+    return 0;
+}
 
 /* Writes the separator and, outside one-line arrays, the line break and
  * indentation that come before an element. */
@@ -73,7 +101,10 @@ static void close_level(json *j, char bracket)
 
 int json_open(json *j, const char *path)
 {
-    j->f = fopen(path, "w");
+    if (strcmp(path, "-") == 0 && json_claim_stdout() == 0)
+        j->f = fdopen(dup(stdout_for_json), "w");
+    else
+        j->f = fopen(path, "w");
     if (j->f == NULL)
         return -1;
     j->depth = 0;

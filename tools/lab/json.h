@@ -22,9 +22,13 @@ typedef struct json {
     unsigned char inline_[JSON_MAX_DEPTH]; /* elements on one line   */
 } json;
 
-/* Opens path for writing and starts the top-level object. Returns 0 or -1
- * (errno from fopen). */
+/* Opens path for writing ("-": standard output, see json_claim_stdout) and
+ * starts the top-level object. Returns 0 or -1 (errno from fopen). */
 int json_open(json *j, const char *path);
+/* Reserves standard output for the JSON and sends everything else printed
+ * there (tables, children) to standard error from now on. Called as soon as
+ * "--json -" is parsed, before anything is printed. 0, or -1 (errno). */
+int json_claim_stdout(void);
 /* Ends the top-level object and closes the file. Returns 0 or -1 when a
  * write failed. */
 int json_close(json *j);

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "opts.h"
 
 void opts_error(const char *cmd, const char *fmt, ...)
@@ -156,6 +157,21 @@ static int parse_one(const char *cmd, int argc, char **argv, int *i, opt_spec *s
     return OPTS_OK;
 }
 
+/* "--json -": standard output is the JSON's from here on (json.c). */
+static int json_to_stdout(const char *cmd, const opt_spec *specs, size_t nspecs)
+{
+    for (size_t i = 0; i < nspecs; i++) {
+        if (strcmp(specs[i].name, "json") != 0 || !specs[i].set || specs[i].kind != OPT_STR)
+            continue;
+        const char *path = *(const char **)specs[i].dst;
+        if (path != NULL && strcmp(path, "-") == 0 && json_claim_stdout() != 0) {
+            opts_error(cmd, "--json -: cannot reserve standard output: %s", strerror(errno));
+            return OPTS_BAD;
+        }
+    }
+    return OPTS_OK;
+}
+
 int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs)
 {
     for (int i = 1; i < argc; i++) {
@@ -164,7 +180,7 @@ int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs)
         if (parse_one(argv[0], argc, argv, &i, specs, nspecs) != OPTS_OK)
             return OPTS_BAD;
     }
-    return OPTS_OK;
+    return json_to_stdout(argv[0], specs, nspecs);
 }
 
 int opts_given(const opt_spec *specs, size_t nspecs, const char *name)

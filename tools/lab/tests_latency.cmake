@@ -118,7 +118,7 @@ add_test(NAME lab.latency.stats COMMAND test_latency_stats)
 
 # The quick profile runs every test and its JSON is sane (script mode above).
 add_test(NAME lab.latency.quick-json
-         COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem>
+         COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe}
                  -DOUT=${CMAKE_CURRENT_BINARY_DIR}/latency-quick.json
                  -P ${CMAKE_CURRENT_LIST_FILE})
 lab_expect(latency.no-rt 0 latency --quick --no-rt)

@@ -50,7 +50,7 @@ lab_expect(misuse.limits.unknown-option 2 limits --bogus)
 # the run still exits 0.
 add_test(NAME lab.limits.peer-not-installed
          COMMAND ${CMAKE_COMMAND} -E env RTMEM_BENCH_LIB_JEMALLOC=/nonexistent/libjemalloc.so.2
-                 $<TARGET_FILE:rtmem> limits --allocators tlsf,jemalloc --runs 1 --count 16
+                 ${rtmem_lab_exe} limits --allocators tlsf,jemalloc --runs 1 --count 16
                  --sizes 5)
 set_tests_properties(lab.limits.peer-not-installed PROPERTIES
                      PASS_REGULAR_EXPRESSION "jemalloc +not installed" TIMEOUT 120)

@@ -25,7 +25,7 @@ set(lab_json_dir ${PROJECT_BINARY_DIR}/lab-json)
 function(lab_json name stem)
   set(json ${lab_json_dir}/${name}.json)
   add_test(NAME lab.json.${name}.run
-           COMMAND sh ${lab_json_script} run $<TARGET_FILE:rtmem> ${PROJECT_SOURCE_DIR} ${stem}
+           COMMAND sh ${lab_json_script} run ${rtmem_lab_exe} ${PROJECT_SOURCE_DIR} ${stem}
                    ${json} ${ARGN})
   add_test(NAME lab.json.${name}.schema
            COMMAND sh ${lab_json_script} schema "${RTMEM_PYTHON3}" ${PROJECT_SOURCE_DIR} ${json}

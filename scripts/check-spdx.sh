@@ -1,0 +1,35 @@
+#!/bin/sh
+# scripts/check-spdx.sh [--fix] -- every source file of rtmem (C, C++,
+# headers, CMake, shell, Python under include/ src/ tests/ tools/ bench/
+# examples/ scripts/ cmake/) names its licence with an
+# "SPDX-License-Identifier: MIT" line among its first five lines, so a file
+# copied out of the tree still says what it may be used for (LICENSE).
+# Exit status 1 lists the files without one; --fix adds the line (after a
+# #! line, in the file's own comment syntax) and exits 0.
+set -eu
+cd "$(dirname "$0")/.."
+fix=0
+[ "${1:-}" = --fix ] && fix=1
+missing=0
+for f in $(git ls-files include src tests tools bench examples scripts cmake CMakeLists.txt \
+             | grep -E '\.(c|h|cpp|hpp|cmake|sh|py|in)$|CMakeLists\.txt$' \
+             | grep -v '^tests/fuzz/corpus/' | grep -v '^tests/fuzz/regressions/'); do
+  head -n 5 "$f" | grep -q 'SPDX-License-Identifier: MIT' && continue
+  if [ $fix -eq 0 ]; then
+    echo "no SPDX line: $f"
+    missing=1
+    continue
+  fi
+  case "$f" in
+    *.c|*.h|*.cpp|*.hpp) line='// SPDX-License-Identifier: MIT' ;;
+    *) line='# SPDX-License-Identifier: MIT' ;;
+  esac
+  if head -n 1 "$f" | grep -q '^#!'; then
+    { head -n 1 "$f"; echo "$line"; tail -n +2 "$f"; } > "$f.spdx"
+  else
+    { echo "$line"; cat "$f"; } > "$f.spdx"
+  fi
+  chmod --reference="$f" "$f.spdx"
+  mv "$f.spdx" "$f"
+done
+exit $missing
