@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Running target programs from scripts in cross builds (scripts/test-cross.sh,
 # cmake/toolchains/). ctest prefixes CMAKE_CROSSCOMPILING_EMULATOR (qemu-user)
 # only to a test whose COMMAND is an executable target; a test that runs a

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # pkgconfig.cmake -- writes <libdir>/pkgconfig/<name>.pc from <name>.pc.in
 # beside this file. Runs at install time (install(CODE) in CMakeLists.txt
 # sets RTMEM_PC_NAME, _VERSION, _LIBS_PRIVATE, _LIBDIR, _INCLUDEDIR), when

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Valgrind and ASan tracking of rtm heaps (src/core/track.h, issue 17.3).
 #
 # RTMEM_VALGRIND=ON: valgrind client requests (needs <valgrind/memcheck.h>,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * examples/pmr_control_loop.cpp -- a periodic control loop that keeps
  * ordinary std::pmr containers (vector, map, unordered_map, string) and

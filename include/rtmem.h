@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem.h -- the generic heap API of rtmem, and the umbrella header.
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # usage: scripts/bench.sh BUILD_DIR
 #
 # `make bench` calls this after building: it runs every command of the lab

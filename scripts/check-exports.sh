@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Checks what a shared library exports against what its public headers
 # declare (ctest exported_symbols.*). The libraries are built with hidden
 # visibility, so a name in `nm -D` that no header declares is an internal

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Proves the allocator cores and the generic API build and link freestanding
 # (no libc, no OS): compiles every heap (src/heaps/) and the core (registry,
 # dispatch, error hook, version) with -ffreestanding for the host and, when

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what a make target needs on a Debian machine, or says exactly what
 # is missing. `build`: compiler, cmake, make. `bench`: also the peer
 # allocators the benchmark compares against (optional at run time: a missing

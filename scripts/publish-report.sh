@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # usage: scripts/publish-report.sh [REPORT_DIR]
 #
 # Copies the charts of a generated report (default build/report, written by

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """report.py -- turns a run folder of the lab (the <name>.json and <name>.txt
 files scripts/bench.sh writes, and its runs.tsv) into index.html and PNG
 charts beside them.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """schema_doc.py -- writes the per-command part of docs/RESULTS.md from the
 JSON schemas in docs/schema/, so that the documentation of every field is the
 schema's own description and cannot drift from it.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test-cross.sh -- the library and the whole ctest suite built for other
 # architectures with Debian's cross compilers and run under qemu-user
 # (issue 17; docs/TESTING.md, "Other architectures").
@@ -32,7 +33,7 @@ cd "$(dirname "$0")/.." || exit 2
 jobs=${JOBS:-2}
 
 usage() {
-  sed -n '2,/^set -uo/{/^set -uo/!p}' "$0" | sed 's/^# \{0,1\}//' >&2
+  sed -n '3,/^set -uo/{/^set -uo/!p}' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
 

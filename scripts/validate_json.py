@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """validate_json.py -- checks a lab command's --json file against its schema
 (docs/schema/<command>.schema.json) and checks that its numbers are sane.
 

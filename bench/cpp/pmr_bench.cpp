@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench/cpp/pmr_bench.cpp -- rtmem-pmr-bench: standard containers on rtm
  * heaps (through rtmem::heap_resource) against the standard library's own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench/malloc/churn.c -- single-thread small-object churn with realistic
  * lifetimes (the shape of cfrac and espresso: many short-lived blocks of

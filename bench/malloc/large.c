@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench/malloc/large.c -- the "malloc-large" pattern: a table of 20 slots,
  * each step puts a fresh 5-25 MiB block (sizes uniform, in whole KiB) into a

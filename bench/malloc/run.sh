@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench/malloc/run.sh -- the drop-in malloc against glibc and the installed
 # peers on small workload programs of our own (this folder): large blocks
 # (large.c), false sharing (thrash.c: thrash and scratch), single-thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * bench/malloc/thrash.c -- false sharing between threads, two ways (the
  * patterns of the Hoard suite's cache-thrash and cache-scratch):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for arm-linux-gnueabihf: 32-bit ARMv7 hard-float (the boards users have): 4-byte
 # size_t and pointers, 8-byte alignment of doubles and long long.
 # Usage: cmake -S . -B build-cross-<arch> -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/arm-linux-gnueabihf.cmake

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for i686-linux-gnu: 32-bit x86: 4-byte size_t, 4-byte alignment of long long and
 # double inside structs.
 # Usage: cmake -S . -B build-cross-<arch> -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/i686-linux-gnu.cmake

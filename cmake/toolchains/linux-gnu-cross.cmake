@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared body of the Linux cross toolchain files beside it (each sets
 # RTMEM_CROSS_TRIPLE, RTMEM_CROSS_PROCESSOR and RTMEM_CROSS_QEMU, then
 # includes this). Debian's cross compilers (gcc-<triple>, g++-<triple>) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Cross build for s390x-linux-gnu: 64-bit big-endian IBM Z.
 # Usage: cmake -S . -B build-cross-<arch> -DCMAKE_TOOLCHAIN_FILE=cmake/toolchains/s390x-linux-gnu.cmake
 # (scripts/test-cross.sh does this and runs ctest under qemu-s390x-static).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/buddy.h -- the typed API of rtmem's binary buddy page allocator, for
  * users who choose the algorithm at compile time. Its order API follows the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/common.h -- what every rtmem header shares: the statistics struct,
  * the error handler, and the alignment every heap guarantees.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/halffit.h -- the typed API of rtmem's half-fit heap: every block a
  * power of two, one free list per power of two, buddy merging. The heap

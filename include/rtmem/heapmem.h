@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/heapmem.h -- the typed API of rtmem's page-and-bucket heap, the
  * McKusick-Karels design ("Design of a General Purpose Memory Allocator for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/lock.h -- locked heaps: any rtmem algorithm made thread-safe by a
  * priority-inheritance mutex.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/malloc.h -- rtmem's thread-caching malloc: the allocator's own API,
  * its statistics and its real-time mode. docs/MALLOC.md has the design.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/pmr.hpp -- rtmem heaps for C++17: owning heap handles, a
  * std::pmr::memory_resource, and a standard Allocator. Header-only; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/pool.h -- the typed API of rtmem's fixed-size block pool (an RTOS
  * "partition", like Zephyr's k_mem_slab or RTEMS partitions), for users who

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/shared.h -- a heap in POSIX shared memory that several processes
  * (and their threads) allocate from at once, and that survives the death of

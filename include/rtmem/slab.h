@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/slab.h -- the typed API of rtmem's slab heap: kmalloc-style size
  * classes on top of rtmem's binary buddy page allocator (rtmem/buddy.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/tlsf.h -- the typed API of rtmem's TLSF heap (Two-Level Segregated
  * Fit), for users who choose the algorithm at compile time: direct calls,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/version.h -- the version of the rtmem headers, and the version of
  * the library a program runs with.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rtmem/zsmalloc.h -- a zsmalloc-style object store (after Linux's zram
  * allocator, mm/zsmalloc.c): objects named by handles, kept in size-classed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/bits.h -- compiler helpers every layer may use: branch hints, bit
  * scans, the errno hook. Freestanding-safe: it includes nothing from libc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/error.c -- the process-wide error handler.
  *

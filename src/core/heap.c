@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/heap.c -- the generic heap API: each call finds the descriptor of the
  * heap's kind word (core/kind.h, core/registry.c) and calls its operation.

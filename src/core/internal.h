@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/internal.h -- the table of contents of rtmem's cross-file internals,
  * grouped by the file that defines them. Public symbols are in include/;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/kind.h -- the descriptor of a heap kind: the table of operations the
  * generic API (core/heap.c) dispatches through.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/registry.c -- the heap kinds the generic API knows: the named
  * algorithms (built in, listed once below) and the kinds registered at run

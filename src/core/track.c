@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/track.c -- the tracked twins of the generic API (core/track.h): the
  * same calls as core/heap.c, with valgrind client requests or ASan

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/track.h -- tells valgrind memcheck or AddressSanitizer where the
  * blocks of an rtm heap are, so that a user's overflow past an rtm block, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/track_builtins.h -- forced in front of the allocator sources (and
  * core/heap.c, core/track.c) in ASan-tracked builds only (CMakeLists.txt,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * core/version.c -- rtm_version(): the version of the library linked in.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/buddy.c -- rtmem's binary buddy page allocator (Knowlton 1965; the
  * layout of Linux's mm/page_alloc.c): create, alloc (by order and by bytes),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/halffit.c -- rtmem's half-fit heap: power-of-two blocks, one free
  * list per order, a bitmap of non-empty lists, binary buddy merging.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/halffit_check.c -- the half-fit heap's consistency check and block
  * walker. The invariants are listed at the top of heaps/halffit.c.

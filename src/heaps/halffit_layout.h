@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/halffit_layout.h -- the half-fit heap's in-memory layout and the
  * tiny accessors halffit.c and halffit_check.c share. Private to those two

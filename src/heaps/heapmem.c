@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/heapmem.c -- rtmem's page-and-bucket heap after McKusick and Karels
  * (1988) as Xenomai's heapmem lays it out: create, alloc, aligned alloc,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/pool.c -- rtmem's fixed-size block pool (an RTOS partition): create,
  * alloc, free, realloc, stats, reset, check and walk. Contracts and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/slab.c -- rtmem's slab heap: kmalloc-style size classes (8 .. P/8)
  * served from one-page slabs that a buddy page allocator (heaps/buddy.c,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/tlsf.c -- rtmem's TLSF heap: pools, alloc, aligned alloc, free,
  * realloc, stats, reset, growth on demand. Layout and invariants:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/tlsf_check.c -- the TLSF validator and block walker.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/tlsf_layout.h -- the memory layout of rtmem's TLSF heap, shared by
  * tlsf.c (the operations) and tlsf_check.c (the validator and walker).

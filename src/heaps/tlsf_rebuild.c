@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/tlsf_rebuild.c -- crash recovery for a TLSF heap (tlsf_rebuild.h):
  * the undo sets of alloc, free and realloc, and the rebuild of the free

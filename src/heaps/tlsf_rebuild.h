@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/tlsf_rebuild.h -- crash recovery for a TLSF heap: undo records of
  * block headers, and the rebuild of every derived structure from a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/xvmalloc.c -- rtmem's xvmalloc heap ("xvmalloc:<page>"), after the
  * allocator of Linux's early zram (drivers/staging/zram/xvmalloc.c): the

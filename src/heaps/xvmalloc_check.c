@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/xvmalloc_check.c -- the xvmalloc heap's consistency check and block
  * walker. The invariants are listed at the top of heaps/xvmalloc.c.

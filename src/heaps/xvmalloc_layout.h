@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * heaps/xvmalloc_layout.h -- the xvmalloc heap's in-memory layout, its
  * size-class mapping and the tiny accessors heaps/xvmalloc.c and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/central.c -- the central lists: for each size class, a transfer
  * cache (an array of free blocks, filled and emptied a batch at a time by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/dropin.c -- the names a malloc replacement must define (glibc
  * manual, "Replacing malloc"): malloc, free, calloc, realloc,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/fastpath.h -- the hot paths, inlined into both the rtm_ API
  * (malloc.c) and the drop-in symbols (dropin.c) so that neither calls the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/internal.h -- the table of contents of rtmem's thread-caching
  * malloc: constants, the span record, and every cross-file function, grouped

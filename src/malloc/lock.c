@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/lock.c -- the contended half of the spin lock (internal.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/malloc.c -- the allocator's API (include/rtmem/malloc.h): the
  * large and aligned paths, realloc, calloc, trim, check. The hot paths are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/meta.c -- memory for the allocator's own records: span records,
  * thread caches, transfer-cache arrays. It cannot come from malloc (we are

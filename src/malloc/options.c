@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/options.c -- start-up of rtmem's malloc: the options (environment
  * variables, docs/MALLOC.md "Options"), initialisation, the real-time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/pageheap.c -- the page heap: runs of 8 KiB pages ("spans") for the
  * central lists and for large requests, taken from the OS in chunks, kept

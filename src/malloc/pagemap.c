@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/pagemap.c -- the radix tree from page number to span and size
  * class (the structure the thread-caching allocator study, docs/METHODS.md,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/sizeclass.c -- the size-class table: which block size serves a
  * request, how many pages a span of each class has, and how many blocks the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/stats.c -- rtm_malloc_stats() and its human printout, which
  * RTMEM_SHOW_STATS=1 prints at exit (options.c), and the stdio-free text

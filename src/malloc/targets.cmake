@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The thread-caching drop-in malloc (docs/MALLOC.md): build/librtmem-malloc.so
 # for LD_PRELOAD and build/librtmem-malloc.a for static linking, both
 # defining malloc, free, ... and C++ new/delete. Deliberately not part of

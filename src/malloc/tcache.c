@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * malloc/tcache.c -- thread caches: per thread, per size class, a bounded
  * stack of free blocks. The fast paths (fastpath.h) pop and push on it with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * os/mutex.c -- POSIX implementation of os/mutex.h: pthread mutexes with
  * PTHREAD_PRIO_INHERIT, and PTHREAD_PROCESS_SHARED + PTHREAD_MUTEX_ROBUST

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * os/mutex.h -- the one mutex rtmem's guarded heaps use: a POSIX mutex with
  * the priority-inheritance protocol, optionally process-shared and robust.

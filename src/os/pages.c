@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * os/pages.c -- the POSIX (Linux) implementation of os/pages.h.
  *

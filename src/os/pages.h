@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * os/pages.h -- the operating-system calls rtmem's malloc makes: address
  * space (mmap, munmap), returning pages (madvise), pinning (mlock), and the

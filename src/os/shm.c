@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * os/shm.c -- POSIX implementation of os/shm.h: shm_open, ftruncate, mmap,
  * shm_unlink, getpid, kill(pid, 0).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * os/shm.h -- POSIX shared memory and process identity for the
  * process-shared heap (src/shared/), behind one small header so that the

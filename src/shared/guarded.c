@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shared/guarded.c -- the guarded heaps' lock and their kind of the generic
  * API: rtm_locked_create(), and every rtm_* call on a heap whose kind word

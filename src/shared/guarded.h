@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shared/guarded.h -- the guard: the control structure of a locked heap
  * (rtmem/lock.h) and of a process-shared heap (rtmem/shared.h), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shared/pshared.c -- the process-shared heap's segment: names, creation,
  * attaching with header validation, detaching, offsets and pointers.

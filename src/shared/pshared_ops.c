@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shared/pshared_ops.c -- the operations of a process-shared heap, called
  * by guarded.c with the heap's lock held: owner tags around the inner TLSF

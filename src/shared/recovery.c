@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * shared/recovery.c -- what happens after a process dies: the repair of an
  * operation it left half-done (called by guarded.c when the robust mutex

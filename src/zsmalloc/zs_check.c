@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zsmalloc/zs_check.c -- rtm_zs_check(): every invariant of zs_layout.h,
  * in O(pages + handles issued), in every build.

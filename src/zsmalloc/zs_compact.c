@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zsmalloc/zs_compact.c -- compaction: empty one sparse span of a class into
  * the fuller spans of the same class and give its pages back, with every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zsmalloc/zs_handle.c -- handles: the table that names every object
  * wherever compaction puts it, and the four O(1) calls that go through it

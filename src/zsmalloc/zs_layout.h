@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zsmalloc/zs_layout.h -- the in-region layout of a zsmalloc pool and the
  * table of contents of its files (the public contract is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zsmalloc/zs_pages.c -- where spans come from and which list they sit on:
  * a buddy allocator over the pool's pages with orders 0..2 (1, 2, 4

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zsmalloc/zs_pool.c -- a pool's shape: the class table, the region's
  * layout (control, handle table, page descriptors, pages), create, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/common/bytes.h -- small helpers the heap tests share for looking at
  * memory and statistics: whole-struct comparison of rtm_stats, unaligned

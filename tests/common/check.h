@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/common/check.h -- the suite's whole test framework: assertions that
  * print file:line and the failed expression, and a runner for test functions.

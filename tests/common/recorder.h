@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/common/recorder.h -- an rtm_error_handler that remembers what the
  * library reported, so a test can assert "this misuse was reported as that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/common/region.c -- malloc'd, guarded and sparse regions for the
  * tests (see region.h for why each kind exists). POSIX mmap/mprotect.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/common/region.h -- the memory the tests hand to heaps.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/common/rng.h -- the unit tests' random numbers: splitmix64 (Steele,
  * Lea, Flood, 2014), one word of state, the same sequence on every libc, so

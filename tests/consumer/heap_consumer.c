@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/consumer/heap_consumer.c -- a program as a user of the installed (or
  * embedded) rtmem writes it: only <rtmem.h>, linked through rtmem::rtmem,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/consumer/malloc_consumer.c -- a program linking rtmem's drop-in
  * malloc (rtmem::malloc, or `pkg-config --libs rtmem-malloc`): its own API

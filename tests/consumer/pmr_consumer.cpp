@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // tests/consumer/pmr_consumer.cpp -- a C++17 user of an installed rtmem:
 // the header-only <rtmem/pmr.hpp> found through the CMake package (or
 // pkg-config), linked against rtmem::rtmem, with a std::pmr container and a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The consumer builds (ctest consumer_builds): rtmem used the three ways a
 # user's project uses it, each building and running heap_consumer.c and
 # malloc_consumer.c beside this script.
@@ -29,7 +30,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
-[ $# -eq 2 ] || { sed -n '2,/^set -e/{/^set -e/!p}' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '3,/^set -e/{/^set -e/!p}' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 build=$(cd "$1" && pwd)
 work=$2
 cc=${CC:-cc}

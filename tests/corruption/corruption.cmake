@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # What each heap does with 1..8 bytes written past a block (issue 17.4,
 # docs/CORRUPTION.md). The test carries the expected table; it runs against
 # the library of this build (release or debug table, by RTMEM_DEBUG) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/corruption/test_corruption.c -- what each heap does when a user
  * writes 1..8 bytes past a block (issue 17.4), measured, and held: the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The C++ layer (include/rtmem/pmr.hpp; docs/CPP.md): tests, the example
 # examples/pmr_control_loop.cpp and the container benchmark
 # bench/cpp/pmr_bench.cpp (build/rtmem-pmr-bench). The project is C; C++ is

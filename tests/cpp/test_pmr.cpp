@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/cpp/test_pmr.cpp -- include/rtmem/pmr.hpp: rtm heaps as
  * std::pmr::memory_resource (rtmem::heap_resource) and as a standard

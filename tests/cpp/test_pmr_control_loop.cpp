@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/cpp/test_pmr_control_loop.cpp -- the real-time claim of
  * examples/pmr_control_loop.cpp, checked in-process: after start-up, its

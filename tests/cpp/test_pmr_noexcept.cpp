@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/cpp/test_pmr_noexcept.cpp -- include/rtmem/pmr.hpp compiled with
  * -fno-exceptions -fno-rtti, as real-time C++ often is. An allocation the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/freestanding/firmware.c -- a firmware image in miniature: the
  * generic heap API over every plain algorithm, linked with -nostdlib for a

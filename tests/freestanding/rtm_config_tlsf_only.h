@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/freestanding/rtm_config_tlsf_only.h -- an RTM_CONFIG_HEADER as a
  * firmware team would write it (docs/FIRMWARE.md): only TLSF in the generic

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_input.h -- how every fuzz target reads its input: a
  * cursor over libFuzzer's bytes that hands out small integers from the

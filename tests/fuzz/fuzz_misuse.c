@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_misuse.c -- libFuzzer target: fuzz_ops's operation
  * stream with misuse mixed in (foreign, interior, stale and double frees,

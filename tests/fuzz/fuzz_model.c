@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_model.c -- the engine of fuzz_ops and fuzz_misuse (see
  * fuzz_model.h). The input picks an algorithm from rtm_algorithms() with

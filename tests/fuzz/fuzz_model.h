@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_model.h -- the engine of fuzz_ops and fuzz_misuse: one
  * heap of an algorithm the input picks, driven through the generic API by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_ops.c -- libFuzzer target: an operation stream on one
  * heap of any algorithm rtm_algorithms() lists, through the generic API,

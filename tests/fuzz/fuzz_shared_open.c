@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_shared_open.c -- libFuzzer target: rtm_shared_open() of
  * a segment whose bytes the input wrote.

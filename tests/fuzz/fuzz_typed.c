@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_typed.c -- libFuzzer target: the typed APIs' functions
  * that take sizes, counts, orders, classes and names, with arbitrary values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/fuzz/fuzz_zsmalloc.c -- libFuzzer target: zsmalloc
  * (include/rtmem/zsmalloc.h) driven by the input as a program of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/fuzz/run.sh [SECONDS_PER_TARGET] [BUILD_DIR]
 #
 # Builds rtmem's libFuzzer targets (tests/fuzz/CMakeLists.txt, clang with

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """tests/fuzz/seeds.py -- writes the committed seed corpus, tests/fuzz/corpus/<target>/.
 
 The seeds are small hand-spelled programs in each target's input format

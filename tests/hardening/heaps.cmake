@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Hardening tests of issue 12 for the slab, half-fit and creation paths
 # (tests/hardening/test_harden_*.c). One ctest entry per case, each named
 # after the case it reproduces; tlsf.cmake in this folder holds TLSF's.

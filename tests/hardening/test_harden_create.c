@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/hardening/test_harden_create.c -- issue 12, case 3: one rule for a
  * region size that wraps the address space. rtm_heap_create(alg, mem, n)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/hardening/test_harden_halffit.c -- issue 12, case 2: a second free
  * of a half-fit block that has already merged into its free lower buddy.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/hardening/test_harden_slab.c -- issue 12, case 1: a slab heap whose
  * objects are all freed must serve what the fresh heap served. Before the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/hardening/test_harden_tlsf.c -- issue 12, TLSF: bad input to a
  * release build of the TLSF heap, through its three front doors (the typed

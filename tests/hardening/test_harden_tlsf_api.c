@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/hardening/test_harden_tlsf_api.c -- issue 12, TLSF: what the fixes
  * added. White box where it must read the control structure (the fast

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/hardening/test_harden_tlsf_check.c -- issue 12, TLSF: the heap check
  * on heaps no public call can build any more. White box: it includes the

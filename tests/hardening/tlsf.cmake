@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Hardening tests of issue 12 for the TLSF heap (tests/hardening/
 # test_harden_tlsf*.c). One ctest entry per case and API, named after the
 # case it reproduces; heaps.cmake in this folder holds the other heaps'.

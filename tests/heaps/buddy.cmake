@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the binary buddy page allocator (include/rtmem/buddy.h): the
 # white-box unit test and the model rig over typed buddy heaps.
 rtmem_test_program(test_buddy unit/test_buddy.c rtmem_static)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The half-fit heap's tests (included from tests/CMakeLists.txt):
 # unit/test_halffit.c (typed API, misuse, check, the worst-case bound) and
 # model/test_model_halffit.c (the shared model rig over half-fit heaps).

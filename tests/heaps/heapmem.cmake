@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the heapmem page/bucket heap (include/rtmem/heapmem.h): the
 # white-box unit test and the model rig over typed heapmem heaps.
 rtmem_test_program(test_heapmem unit/test_heapmem.c rtmem_static)

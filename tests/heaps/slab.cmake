@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the slab heap (include/rtmem/slab.h): the white-box unit test and
 # the model rig over typed slab heaps.
 rtmem_test_program(test_slab unit/test_slab.c rtmem_static)

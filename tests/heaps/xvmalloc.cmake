@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The xvmalloc heap's tests ("xvmalloc:<page>", generic API only):
 # unit/test_xvmalloc.c (every behaviour, misuse, check catching damage) and
 # model/test_model_xvmalloc.c (the shared model rig over xvmalloc heaps).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/malloc/check_symbols.sh HEAP_SO MALLOC_SO HEAP_A MALLOC_A -- fails
 # when librtmem and librtmem-malloc define a global symbol of the same name:
 # exported by both shared libraries (a preloaded librtmem-malloc.so would

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the thread-caching malloc (src/malloc, include/rtmem/malloc.h;
 # docs/MALLOC.md, "Tests"). In-process tests link rtmem_malloc_api (the
 # rtm_ API without the drop-in names) so that they run under every

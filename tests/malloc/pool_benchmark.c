@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/pool_benchmark.c -- a standalone driver of the tcmalloc-style
  * pool benchmark's loop (BenchmarkMalloc of the thread-caching allocator

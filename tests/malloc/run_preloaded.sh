@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/malloc/run_preloaded.sh LIB WORKLOAD -- runs a real program's
 # workload twice, plainly and with LD_PRELOAD=LIB (build/librtmem-malloc.so),
 # and fails unless both succeed with the same output. Before that it checks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_api.c -- the contracts of include/rtmem/malloc.h
  * one by one, in a single thread: every size-class boundary, calloc's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_arena.c -- the real-time mode: after start-up,
  * no system call and no page fault on any allocation that fits in the

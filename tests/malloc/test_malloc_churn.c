@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_churn.c -- threads created and exiting in waves
  * must not make memory grow: an exiting thread's cache goes back (blocks to

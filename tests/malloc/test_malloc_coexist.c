@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_coexist.c -- the heap API (rtmem.h) and the
  * thread-caching malloc's own API (rtmem/malloc.h) in one translation unit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_coexist_preload.c -- a heap-API program linked
  * against librtmem.so, run with librtmem-malloc.so preloaded.

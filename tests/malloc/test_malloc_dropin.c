@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_dropin.c -- the drop-in names, linked from
  * librtmem-malloc.a: they must be this allocator (not glibc's), and behave

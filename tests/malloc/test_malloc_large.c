@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_large.c -- the large-block path of rtmem's
  * malloc (docs/MALLOC.md, "Large blocks"): freed page runs are a cache that

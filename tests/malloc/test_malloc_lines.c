@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_lines.c -- the cache-line rule of rtmem's malloc
  * (docs/MALLOC.md, "False sharing"): blocks that two threads get from the

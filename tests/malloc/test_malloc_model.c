@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_model.c -- the shared model rig (tests/model/
  * rig.h) over the thread-caching malloc's own API (rtm_malloc, rtm_malloc_free,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_options.c -- the environment options of
  * docs/MALLOC.md ("Options"), each value in a fresh process: the program

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/malloc/test_malloc_stress.c -- blocks passed between threads.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/rig.c -- the randomized model-based rig (contract in rig.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/rig.h -- the one randomized model-based test rig, shared by
  * every allocator rtmem has or will have (TLSF, the other heaps, the malloc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/rig_rtmem.c -- the rig adapters for rtmem heaps (see
  * rig_rtmem.h). Thin on purpose: anything more than a call would be logic

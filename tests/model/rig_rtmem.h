@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/rig_rtmem.h -- rig_ops for rtmem's own heaps: the generic API
  * (rtm_heap_*), the typed TLSF API (rtm_tlsf_*) and the typed pool API

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/test_model_buddy.c -- the model rig (rig.h) over binary buddy
  * heaps (rtmem/buddy.h), through the typed API and a rig_ops adapter of its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/test_model_halffit.c -- the model rig (rig.h) over half-fit
  * heaps (rtmem/halffit.h), through a rig_ops adapter written here (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/test_model_heapmem.c -- the model rig (rig.h) over heapmem
  * heaps (rtmem/heapmem.h), through the typed API and a rig_ops adapter of

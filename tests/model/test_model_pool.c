@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/test_model_pool.c -- the model rig (rig.h) over fixed-block
  * pools ("pool:<size>").

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/test_model_slab.c -- the model rig (rig.h) over slab heaps
  * (rtmem/slab.h), through the typed API and a rig_ops adapter of its own.

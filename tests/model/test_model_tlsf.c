@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/test_model_tlsf.c -- the model rig (rig.h) over TLSF heaps.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/model/test_model_xvmalloc.c -- the model rig (rig.h) over xvmalloc
  * heaps ("xvmalloc:<page>"), through the generic API (rig_ops_heap): the

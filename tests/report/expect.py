@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """expect.py -- runs a command and requires its exit status and, when given,
 a text in its output (stdout and stderr together).
 

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # quick_json.sh -- the steps of the lab.json.<command>.* ctest entries
 # (tools/lab/tests_report.cmake): run a command's --quick profile with
 # --json, then check the file against the command's schema and the sanity

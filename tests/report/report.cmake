@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the report tooling (scripts/validate_json.py, scripts/report.py,
 # scripts/schema_doc.py) on the small fixtures beside this file. Included by
 # tests/CMakeLists.txt. Every test is skipped (status 77) when python3 is

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """test_report.py -- report.py on the fixture run folder (fixtures/run/):
 
   memcheck, bench random, --sweep   present (with an unknown extra field,

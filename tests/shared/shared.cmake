@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of the guarded heaps (include/rtmem/lock.h, include/rtmem/shared.h)
 # and of the TLSF crash recovery under them (src/heaps/tlsf_rebuild.c).
 # Threaded tests carry LABELS threads (the TSan stage runs them).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/shared/test_locked.c -- the locked heap (include/rtmem/lock.h):
  *  - rtm_locked_create / rtm_locked_min_region bad inputs with exact errno;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/shared/test_shared_api.c -- the process-shared heap's API
  * (include/rtmem/shared.h) in one process, and a little fork:

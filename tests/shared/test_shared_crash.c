@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/shared/test_shared_crash.c -- a process dies inside every
  * instruction of every shared-heap operation; the survivors lose nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/shared/test_shared_procs.c -- several processes, each with several
  * threads, share one heap:

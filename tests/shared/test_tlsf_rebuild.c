@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/shared/test_tlsf_rebuild.c -- white-box tests of the TLSF crash
  * recovery (src/heaps/tlsf_rebuild.h), on private heaps in this process:

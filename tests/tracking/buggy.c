@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/tracking/buggy.c -- deliberately buggy users of rtm heaps, for
  * tests/tracking/expect_report.sh: each bug must be reported by valgrind

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/tracking/dropin_program.c -- a small malloc user for
  * tests/tracking/dropin_valgrind.sh: the drop-in malloc (librtmem-malloc.so

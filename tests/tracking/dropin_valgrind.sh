@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/tracking/dropin_valgrind.sh -- the drop-in malloc under valgrind
 # memcheck (issue 17.3). valgrind replaces malloc only in libc and the
 # program by default, so with librtmem-malloc.so preloaded:

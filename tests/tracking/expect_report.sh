@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # tests/tracking/expect_report.sh -- runs tests/tracking/buggy.c over every
 # heap and asserts what valgrind memcheck or AddressSanitizer reports.
 #

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Valgrind and ASan see rtm blocks (issue 17.3; src/core/track.h): buggy
 # programs (tracking/buggy.c) over every heap, with the report each tool
 # must give (tracking/expect_report.sh). Label "tracking".

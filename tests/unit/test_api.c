@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_api.c -- every public function of rtmem.h and rtmem/tlsf.h
  * against its written contract, bad inputs first: NULL and destroyed heaps,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_buddy.c -- white-box tests of the binary buddy page
  * allocator (rtmem/buddy.h): bad inputs of every typed function, split and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_debug.c -- what a debug build (RTM_DEBUG=1) of the TLSF
  * heap adds over a release build: rtm_tlsf_free and rtm_tlsf_realloc refuse

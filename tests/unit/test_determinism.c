@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_determinism.c -- the O(1) claim of the TLSF heap, counted.
  *

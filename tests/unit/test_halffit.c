@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_halffit.c -- white-box tests of the half-fit heap
  * (rtmem/halffit.h): bad inputs of every typed function, the proven

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_heapmem.c -- white-box tests of the heapmem page/bucket
  * heap (rtmem/heapmem.h): bad inputs, bucket bitmaps (every slot of a page,

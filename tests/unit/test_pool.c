@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_pool.c -- white-box tests of the fixed-block pool
  * (rtmem/pool.h): the arena arithmetic (exactly floor(usable / block)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_slab.c -- white-box tests of the slab heap (rtmem/slab.h):
  * bad inputs, every class boundary (8/9, 16/17, ..., largest / largest + 1

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_tlsf.c -- the properties that make rtmem's TLSF heap what
  * docs/TLSF.md says it is, beyond the per-function contracts of test_api.c:

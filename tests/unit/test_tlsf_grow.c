@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_tlsf_grow.c -- TLSF growth on demand (rtm_heap_set_grow,
  * rtm_tlsf_set_grow): what the heap asks for, where the memory goes, what

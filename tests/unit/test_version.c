@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_version.c -- the version: rtm_version() against the
  * headers' macros and against the project version CMake passes in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/unit/test_xvmalloc.c -- tests of the xvmalloc heap
  * ("xvmalloc:<page>", generic API only): names and bad parameters, the

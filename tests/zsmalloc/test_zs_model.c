@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/zsmalloc/test_zs_model.c -- zsmalloc against a model: a shadow copy
  * of every live object's bytes, and what the stats must say.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/zsmalloc/test_zs_unit.c -- the contract of every rtm_zs_* function
  * (include/rtmem/zsmalloc.h): bad inputs, the class geometry, every kind of

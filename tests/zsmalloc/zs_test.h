@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tests/zsmalloc/zs_test.h -- what the zsmalloc tests share: an
  * independent statement of the class geometry (so the tests do not trust

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Tests of zsmalloc (include/rtmem/zsmalloc.h): the unit test of every call
 # and the model test of its own (random malloc/map/write/unmap/free/compact
 # against a shadow of every object's bytes), several reproducible seeds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * clock.c -- calibration of the tick clock (clock.h): ticks per nanosecond
  * against CLOCK_MONOTONIC, and the clock's own cost.

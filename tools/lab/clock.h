@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * clock.h -- the calibrated tick clock used for per-operation timing.
  *

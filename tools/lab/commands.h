@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * commands.h -- the lab's subcommands, one entry point each. main.c maps
  * the command line onto them; every entry point gets argv[0] = its own name

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs EXE with ARGS ("|"-separated) and fails unless it exits with exactly
 # EXPECT. execute_process reports a death by signal as a text such as
 # "Segmentation fault", never as a number, so a crash cannot match.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * hist.c -- quantiles of the log-linear histogram (hist.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * hist.h -- a log-linear latency histogram (the HdrHistogram layout, cut
  * down): values below 128 have a bucket each; above, every power of two is

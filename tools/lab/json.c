@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * json.c -- the streaming JSON writer (json.h).
  *

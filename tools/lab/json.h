@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * json.h -- a small streaming JSON writer for the --json reports.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency.c -- `rtmem latency`: options, the real-time setup, and the
  * schedule of the tests (latency.h lists the command's files).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency.h -- `rtmem latency`: the context-switch benchmarks of the VxWorks
  * bmCtx* suite (docs/METHODS.md) and the lock handover of rtmem's locked heap, between SCHED_FIFO

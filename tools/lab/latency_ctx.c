@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency_ctx.c -- the context-switch benchmarks of the VxWorks bmCtx* suite
  * over the POSIX primitives a Linux real-time programmer uses

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency_heap.c -- the lock handover of a locked rtmem heap and the proof
  * that its priority inheritance works (docs/LATENCY.md).

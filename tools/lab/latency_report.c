@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency_report.c -- what `rtmem latency` prints and writes (latency.h):
  * the bmCtx* suite's table (avg / min / max us per test) with our

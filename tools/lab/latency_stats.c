@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency_stats.c -- what one latency test's samples say (latency.h):
  * the bmCtx* suite's avg / min / max, the percentiles p50 / p99 / p99.9 by the

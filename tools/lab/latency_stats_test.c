@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency_stats_test.c -- unit test of latency_stats.c: the summary, the
  * percentiles and the histogram on samples whose answers are known by hand,

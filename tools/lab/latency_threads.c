@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * latency_threads.c -- the real-time threads of `rtmem latency`
  * (latency.h): how they are started, pinned, prioritised, waited for.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * limits.c -- `rtmem limits`: options, and the parent's schedule of child
  * processes (limits_cmd.h says why every probe and run is a child).

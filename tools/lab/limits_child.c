@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * limits_child.c -- the measuring side of `rtmem limits` (limits_cmd.h): one
  * allocator per child process, either its largest-block probe or one timing

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * limits_cmd.h -- `rtmem limits`: the two probes of the Linux memmax/memtim
  * kernel modules (docs/METHODS.md), the pieces shared by

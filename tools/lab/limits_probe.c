@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * limits_probe.c -- the largest-block probe of `rtmem limits` (limits_cmd.h):
  * the Linux memmax kernel module's method (docs/METHODS.md), made exact.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * limits_probe_test.c -- unit test of the largest-block probe
  * (limits_probe.c) against fake allocators whose limit is known exactly.

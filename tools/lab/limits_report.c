@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * limits_report.c -- what `rtmem limits` says: the aggregation of timing
  * runs, the text tables and the JSON (docs/schema/limits.schema.json), with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * machine.c -- the machine description (machine.h), from /proc, /sys,
  * uname and getrlimit: nothing here needs privileges.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * machine.h -- the description of the machine a result was measured on,
  * printed at the top of every command's tables and written into every JSON

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * main.c -- `rtmem`, the measurement lab: the command table and the
  * top-level usage. Each command lives in its own files (commands.h); this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memcheck.c -- `rtmem memcheck`: options, arena sizing, and the
  * sequence of the method (docs/METHODS.md), phase by phase, in Xenomai's order:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memcheck.h -- `rtmem memcheck`: the Xenomai smokey memcheck method
  * (Xenomai's smokey memcheck test, described in docs/METHODS.md)

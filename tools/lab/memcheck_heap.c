@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memcheck_heap.c -- the heap of one memcheck run: which heap is created,
  * over how large an arena, and how it is torn down (memcheck.h).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memcheck_ideal.c -- what arithmetic allows on each run: the overhead and
  * fragmentation of an ideal heap (no header, no rounding, blocks placed

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memcheck_report.c -- the memcheck output: each phase in Xenomai's layout
  * (legend, four sorted views, "overall"), then a summary that puts our

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memcheck_run.c -- one memcheck run (heap_size, block_size, flags), step by
  * step as docs/METHODS.md describes it:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * opts.c -- the option parser (opts.h).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * opts.h -- the command-line options of every subcommand, table driven.
  *

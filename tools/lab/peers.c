@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * peers.c -- locating peer allocator libraries and verifying, inside a child
  * process, that LD_PRELOAD took effect (peers.h).

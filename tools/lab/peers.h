@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * peers.h -- the general-purpose allocators TLSF is compared against, how to
  * find their libraries, and how a child process proves that the one it was

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * prng.h -- the benchmark's random numbers: splitmix64 (Steele, Lea, Flood,
  * "Fast splittable pseudorandom number generators", 2014).

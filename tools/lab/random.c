@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random.c -- `rtmem bench random`: options, and the parent's schedule of
  * child processes (random.h says why every run is a child).

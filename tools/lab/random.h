@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random.h -- `rtmem bench random`: the random-replace benchmark of the
  * TLSF/xvmalloc/zsmalloc study (docs/METHODS.md), the pieces shared by the

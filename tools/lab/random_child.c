@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_child.c -- one run of the random-replace loop
  * (random_loop.h), in a child process, for one allocator; and the parser of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_grow.c -- `rtmem bench random --grow`: the TLSF/xvmalloc/zsmalloc
  * study's finding that handing TLSF its whole pool at start is faster and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_loop.h -- the random-replace loop of the TLSF/xvmalloc/zsmalloc
  * study (docs/METHODS.md), written once for the two child programs of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_report.c -- what `rtmem bench random` (the single run; the
  * sweep's report is random_sweep_report.c) prints and writes: per

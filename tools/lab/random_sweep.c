@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_sweep.c -- `rtmem bench random --sweep`: the parent's schedule of
  * child processes and the parser of their lines (random_sweep.h has the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_sweep.h -- `rtmem bench random --sweep`: the curves of the
  * TLSF/xvmalloc/zsmalloc study (docs/METHODS.md), the time of the

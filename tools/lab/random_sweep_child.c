@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_sweep_child.c -- the child of `rtmem bench random --sweep`: one
  * allocator, one round, every window (random_sweep.h says why one process

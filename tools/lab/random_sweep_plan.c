@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_sweep_plan.c -- the pure parts of `rtmem bench random --sweep`
  * (random_sweep.h): which windows, their seeds, the option rules, and the

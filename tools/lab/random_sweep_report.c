@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_sweep_report.c -- what `rtmem bench random --sweep` prints and
  * writes: per allocator and window the minimum and median ns per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * result_line.c -- the fields of a child's result line (result_line.h).
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * result_line.h -- reading a measuring child's result line.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rt.c -- real-time setup (rt.h).
  *

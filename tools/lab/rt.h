@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * rt.h -- the real-time setup of a measuring process, when permitted:
  * memory locked (mlockall), SCHED_FIFO, one pinned CPU, as Xenomai's smokey

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * spawn.c -- a measured run in a child process (spawn.h): posix_spawn of
  * /proc/self/exe with a rebuilt environment and a pipe for stdout.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * spawn.h -- runs one measurement in a child process of this executable,
  * optionally under LD_PRELOAD, and collects its stdout and exit status.

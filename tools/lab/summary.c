@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * summary.c -- min / median / max / mean / spread of repeated runs
  * (summary.h).

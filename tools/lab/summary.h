@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * summary.h -- what the lab says about repeated measurements of one thing:
  * the minimum (the least disturbed run on a shared machine), the median

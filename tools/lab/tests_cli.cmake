@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The lab's command line as a whole (main.c, opts.c, json.c): --version,
 # and "--json -" (the JSON alone on stdout, the tables on stderr).
 add_test(NAME lab.version COMMAND ${rtmem_lab_exe} --version)

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests_latency.cmake -- the tests of `rtmem latency` (docs/LATENCY.md).
 #
 # Included by tools/lab/CMakeLists.txt (lab_expect() is defined there). The

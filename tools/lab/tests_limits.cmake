@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `rtmem limits` (limits*.c): smoke runs, misuse, and the unit test of the
 # largest-block probe against fake allocators (limits_probe_test.c).
 

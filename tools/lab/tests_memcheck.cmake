@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # memcheck's arithmetic on known inputs (tests/memcheck_math_test.c): the
 # statistics shared by the lab, the overall block, OVRH% / FRAG% and the
 # fragmentation probe on heaps whose answer is known, the ideal heap.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests_random.cmake -- the tests of `rtmem bench random` that are not in
 # tools/lab/CMakeLists.txt (included from there: lab_expect() is defined).
 # The single run's smoke and misuse tests stay there; the sweep's are here.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests_random_grow.cmake -- the tests of `rtmem bench random --grow`
 # (random_grow.c), included from tools/lab/CMakeLists.txt (lab_expect() is
 # defined there).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Every command's JSON, checked (docs/RESULTS.md): for each command, three
 # ctest entries
 #

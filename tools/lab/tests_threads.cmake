@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `rtmem bench threads`: its ctest entries (included by tools/lab/CMakeLists.txt),
 # and, run as a script (cmake -DFILE=x.json -P tests_threads.cmake), the check
 # of the JSON a --quick run wrote.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # tests_zram.cmake -- the ctest entries of `rtmem bench zram` (included by
 # tools/lab/CMakeLists.txt after tests_report.cmake, so lab_expect() and
 # lab_json() are defined).

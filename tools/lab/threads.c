@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads.c -- `rtmem bench threads`: options, the allocator list, and the
  * parent's schedule of child processes (threads.h: definitions and process

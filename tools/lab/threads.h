@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads.h -- `rtmem bench threads`: the tcmalloc-style pool benchmark
  * (multi-thread malloc, "seed002" in --bench and the JSON; docs/METHODS.md)

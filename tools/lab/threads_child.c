@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_child.c -- one measurement of `bench threads` in a child process
  * (threads.h says why each is a process of its own): prove which allocator

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_gate.c -- start, release together, join and time the measured
  * threads (threads_gate.h).

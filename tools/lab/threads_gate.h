@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_gate.h -- starting the measured threads of `bench threads`
  * together: every thread prepares (allocates its untimed arrays), reports

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_lock.c -- the locked rtm heap measured by `bench threads`
  * (threads_lock.h): the library's rtm_locked_create() when the build has

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_lock.h -- the "rtm heap behind a lock" that `bench threads`
  * measures as allocator "locked:<heap name>": one rtm heap shared by every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_parse.c -- the pure pieces of `rtmem bench threads` (threads.h):
  * the strict list parsers behind --threads and --allocators, the pool benchmark's size

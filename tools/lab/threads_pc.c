@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_pc.c -- the producer/consumer cross-thread benchmark, in the child
  * (threads.h).

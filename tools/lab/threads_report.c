@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_report.c -- what `rtmem bench threads` prints and writes: per
  * benchmark, thread count and allocator the min / median / spread of clean

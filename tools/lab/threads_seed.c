@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_seed.c -- the tcmalloc-style pool benchmark (seed002), in the child
  * (threads.h has the definitions of malloc, free and wall time).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * threads_unit.c -- unit test of the pure pieces of `bench threads`
  * (threads_parse.c) and of the summaries they feed (summary.c): the list

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * wcet_bridge.c -- `rtmem wcet`: runs rtmem-wcet, the instruction counter,
  * which lives in its own executable beside this one.

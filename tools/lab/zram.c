@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zram.c -- `rtmem bench zram`: options, the allocator list, and the
  * parent's schedule of child processes with the parser of their lines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zram.h -- `rtmem bench zram`: the comparison of the TLSF/xvmalloc/zsmalloc
  * study (docs/METHODS.md, "The zram comparison"), time AND memory, for the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zram_child.c -- the child of `rtmem bench zram`: one allocator, one round,
  * every point (zram.h: the points, the line protocol, what "held" means).

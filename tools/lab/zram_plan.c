@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zram_plan.c -- the pure parts of `rtmem bench zram` (zram.h): the zram
  * case's mean, memory efficiency, the page set that counts the pages

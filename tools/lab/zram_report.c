@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zram_report.c -- what `rtmem bench zram` prints and writes (zram.h):
  * per allocator and point the min and median ns per free+alloc pair over

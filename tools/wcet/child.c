@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/child.c -- the traced child's toolbox: the region, a heap
  * driven through the generic or the typed API, the measured calls, and the

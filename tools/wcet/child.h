@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/child.h -- what the traced child's scenarios (scenarios.c) use
  * from child.c: one heap driven through either API, measured calls, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/main.c -- rtmem-wcet: exact worst-case instruction counts of
  * rtmem's alloc and free (and aligned_alloc, realloc) on x86-64, by ptrace

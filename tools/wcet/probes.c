@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/probes.c -- the child's side of the tracer protocol (the
  * marker) and the self-test functions that prove the counter exact.

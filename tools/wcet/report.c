@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/report.c -- turns the samples into what the issue asks for:
  * per allocator and measured function min / mean / p99 / max with the case

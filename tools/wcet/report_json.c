@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/report_json.c -- the --json document of `rtmem wcet`, in the
  * lab's envelope ({"tool": "rtmem", "command": "wcet", "schema_version": 1,

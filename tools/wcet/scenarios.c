@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/scenarios.c -- the heap states rtmem-wcet measures, built on
  * purpose through the public API, each measured in isolation (a fresh heap

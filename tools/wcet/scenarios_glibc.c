@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/scenarios_glibc.c -- glibc malloc's adversarial states, for
  * the "glibc" row: the same count as rtmem's, of the malloc and free this

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/scenarios_rtm.c -- the adversarial heap states of rtmem's other
  * algorithms (pool, buddy, halffit, slab, heapmem, xvmalloc), measured through the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/scenarios_zsmalloc.c -- the pool states rtmem-wcet measures for
  * zsmalloc (include/rtmem/zsmalloc.h), through its typed calls: malloc,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/symbols.c -- which instructions are rtmem's: a function table
  * read from the ELF symbol table of our own executable (/proc/self/exe).

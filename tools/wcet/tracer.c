@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/tracer.c -- counts, exactly, the user-space instructions of
  * each measured call, by ptrace single-stepping a forked child.

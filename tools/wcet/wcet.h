@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * tools/wcet/wcet.h -- the table of contents of rtmem-wcet, the exact
  * worst-case instruction counter, grouped by the file that defines each part.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # (In a subfolder: tests/*/*.cmake are ctest fragments, included by tests/CMakeLists.txt.)
 # ctest cpp_pmr_bench.runs: a tiny run of rtmem-pmr-bench, then its JSON
 # read back (CMake's own parser): every cell has a status, every "ok" cell

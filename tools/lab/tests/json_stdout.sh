@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tools/lab/tests/json_stdout.sh RTMEM COMMAND... -- runs `RTMEM COMMAND...
 # --json -` and checks the promise of "--json -": standard output holds one
 # JSON document and nothing else (python3 parses it whole, and its "command"

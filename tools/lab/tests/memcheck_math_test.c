@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * memcheck_math_test.c -- the lab's arithmetic on known inputs, so that a
  * wrong figure in a report is caught here and not by a reader:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * random_sweep_plan_test.c -- unit test of the pure parts of
  * `rtmem bench random --sweep` (random_sweep_plan.c): the window list, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 /*
  * zram_plan_test.c -- unit test of the pure parts of `rtmem bench zram`
  * (zram_plan.c and the inline size draw in zram.h): the zram case's sizes
