@@ -53,6 +53,10 @@ limit=${BENCH_TIMEOUT:-900}
 #   page limits of xvmalloc and zsmalloc are at 4096, its full default runs
 #   to 16,320 by 64): measured 106 s wall (42 s user + 25 s sys) at load
 #   average 20; the malloc peers' per-point processes take most of it.
+# cpp_pmr: an ARGUMENTS field starting with @ names another program of the
+#   build folder (rtmem-pmr-bench, the C++ container workload of
+#   docs/CPP.md; built when a C++17 compiler exists): 3 rounds instead of
+#   5, about 2 minutes here.
 profile=(
   "memcheck|memcheck --all"
   "bench_random|bench random"
@@ -63,6 +67,7 @@ profile=(
   "limits|limits"
   "wcet|wcet"
   "latency|latency"
+  "cpp_pmr|@rtmem-pmr-bench|--rounds 3"
 )
 
 mkdir -p "$report"
@@ -85,8 +90,19 @@ t_start=$SECONDS
 run() {
   local name=$1 i=$2
   shift 2
-  local shown="rtmem $*"
+  local prog=$exe shown="rtmem $*"
+  if [ "${1#@}" != "$1" ]; then # another program of the build folder
+    prog=$build/${1#@}
+    shift
+    shown="$(basename "$prog") $*"
+  fi
   echo "bench: [$i/$total] $shown (elapsed $((SECONDS - t_start)) s)" >&2
+  if [ ! -x "$prog" ]; then
+    echo "bench: [$i/$total] skipped: $prog is not built (C++17 compiler missing?)" >&2
+    printf '%s\tskipped\t\t%s\n' "$name" "$(basename "$prog") not built in this configuration" \
+      >> "$report/runs.tsv"
+    return
+  fi
   if [ "$1" = wcet ] && [ ! -x "$build/rtmem-wcet" ]; then
     echo "bench: [$i/$total] skipped: $build/rtmem-wcet is not built (x86-64 Linux only)" >&2
     printf '%s\tskipped\t\t%s\n' "$name" "rtmem-wcet not built in this configuration" \
@@ -95,7 +111,7 @@ run() {
   fi
   local t0=$SECONDS rc
   timeout --signal=TERM --kill-after=10 "$limit" \
-    "$exe" "$@" --json "$report/$name.json" \
+    "$prog" "$@" --json "$report/$name.json" \
     > "$report/$name.txt" 2> >(tee "$report/$name.log" >&2)
   rc=$?
   [ "$rc" -eq 124 ] && echo "bench: $shown: stopped after $limit s (BENCH_TIMEOUT)" >&2

@@ -1093,6 +1093,63 @@ def generic_section(run, sec, out, names, stem):
     sec.html(verdict_html(run.verdicts(stem)))
 
 
+# --- C++ containers (bench/cpp/pmr_bench.cpp, docs/CPP.md) ----------------------------
+
+
+def pmr_section(run, sec, out, names):
+    """rtmem-pmr-bench: std containers on rtm heaps vs the standard resources."""
+    doc, why = run.json("cpp_pmr")
+    if doc is None:
+        sec.missing = why
+        return
+    rows = [r for r in doc.get("results", []) if isinstance(r, dict)]
+    workloads = []
+    for r in rows:
+        if r.get("workload") not in workloads:
+            workloads.append(r.get("workload"))
+    sec.para("Standard containers (map churn, vector growth, string building) on rtm heaps "
+             "through rtmem::heap_resource, against std::pmr::unsynchronized_pool_resource, "
+             "monotonic_buffer_resource and new/delete with glibc and the malloc peers. "
+             "ns per operation, minimum / median over %s interleaved rounds; held = bytes "
+             "the allocator holds at the peak, held/req against the bytes the containers asked "
+             "for (docs/CPP.md)." % fmt(doc.get("rounds"), 9))
+    ok = [r for r in rows if r.get("status") == "ok"]
+    if PLT is not None and ok:
+        fig, axes = PLT.subplots(1, len(workloads), figsize=(4 * len(workloads), 4.5),
+                                 squeeze=False)
+        for ax, w in zip(axes[0], workloads):
+            mine = [r for r in ok if r.get("workload") == w]
+            for i, r in enumerate(mine):
+                if r["allocator"] not in names:
+                    names.append(r["allocator"])
+                y = get(r, "p999_ns", "min")
+                ax.barh(i, y if num(y) and y > 0 else 0, color=color_of(r["allocator"], names))
+            ax.set_yticks(range(len(mine)))
+            ax.set_yticklabels([r["allocator"] for r in mine], fontsize=7)
+            ax.invert_yaxis()
+            ax.set_xscale("log")
+            ax.set_title("%s: p99.9 ns (min of rounds)" % w, fontsize=9)
+            ax.grid(True, axis="x", which="both", alpha=0.3)
+        sec.chart(fig, out, "cpp_pmr", "container workloads, p99.9 per allocator")
+    for w in workloads:
+        body = []
+        for r in rows:
+            if r.get("workload") != w:
+                continue
+            if r.get("status") != "ok":
+                body.append([esc(r.get("allocator")), esc(r.get("status"))] + ["–"] * 5)
+                continue
+            held, req = get(r, "held_bytes", "median"), get(r, "requested_bytes", "median")
+            body.append([esc(r.get("allocator")), "ok"] +
+                        ["%s / %s" % (fmt(get(r, k, "min")), fmt(get(r, k, "median")))
+                         for k in ("p50_ns", "p999_ns", "max_ns")] +
+                        [fmt(held / 1024.0 if num(held) else None),
+                         fmt(held / req if num(held) and num(req) and req > 0 else None)])
+        sec.html("<h3>%s</h3>" % esc(w))
+        sec.html(table(["allocator", "status", "p50 ns", "p99.9 ns", "max ns", "held KiB",
+                        "held/req"], body))
+
+
 # --- the page ---------------------------------------------------------------------------
 
 SECTIONS = [
@@ -1106,6 +1163,7 @@ SECTIONS = [
     ("wcet", "wcet: exact instructions per call", wcet_section),
     ("latency", "latency: context switches and priority inheritance", latency_section),
     ("real_traces", "Real traces: recorded programs replayed and fitted", traces_section),
+    ("cpp_pmr", "C++ containers: std::pmr on rtm heaps vs the standard resources", pmr_section),
 ]
 
 CSS = """

@@ -48,7 +48,8 @@
  *   rtmem-pmr-bench [--rounds N] [--ops N] [--quick] [--workloads a,b]
  *                   [--allocators a,b] [--no-peers] [--json FILE]
  *
- * Not part of `make bench` (yet); docs/CPP.md shows how to run it.
+ * `make bench` runs it (scripts/bench.sh, 3 rounds) and the report shows
+ * it; docs/CPP.md shows how to run it alone.
  */
 #include <algorithm>
 #include <array>
