@@ -242,15 +242,9 @@ static int parse(int argc, char **argv, mc_params *p)
         {"json", OPT_STR, &p->json, 0},
     };
     size_t n = sizeof specs / sizeof specs[0];
-    int r = opts_parse(argc, argv, specs, n);
-    if (r == OPTS_HELP) {
-        usage(stdout);
-        return 0;
-    }
-    if (r == OPTS_BAD) {
-        usage(stderr);
-        return 2;
-    }
+    int rc = opts_parse_or_exit(argc, argv, specs, n, usage);
+    if (rc != OPTS_GO_ON)
+        return rc;
     if (p->quick) {
         if (!opts_given(specs, n, "seq-heap-size"))
             p->seq_heap_size = 64u << 10;

@@ -4,12 +4,16 @@
  *
  * Numbers are parsed strictly: no sign, no trailing text, no overflow, so
  * that "--slots -1" or "--iterations 1e6" is a usage error (exit 2) instead
- * of a huge or truncated value silently measured.
+ * of a huge or truncated value silently measured. An output file (--json)
+ * that cannot be written is a usage error here too, before the command
+ * measures anything: a run of minutes must not end in "cannot write".
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "json.h"
 #include "opts.h"
@@ -173,6 +177,60 @@ static int json_to_stdout(const char *cmd, const opt_spec *specs, size_t nspecs)
     return OPTS_OK;
 }
 
+int opts_writable(const char *path)
+{
+    struct stat st;
+    if (path[0] == '\0') {
+        errno = ENOENT;
+        return -1;
+    }
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode)) {
+            errno = EISDIR;
+            return -1;
+        }
+        return access(path, W_OK);
+    }
+    if (errno != ENOENT)
+        return -1;
+    /* A new file: its directory must exist and take new entries. */
+    const char *slash = strrchr(path, '/');
+    if (slash == NULL)
+        return access(".", W_OK | X_OK);
+    size_t len = slash == path ? 1 : (size_t)(slash - path);
+    char *dir = malloc(len + 1);
+    if (dir == NULL)
+        return -1;
+    memcpy(dir, path, len);
+    dir[len] = '\0';
+    int r = -1;
+    if (stat(dir, &st) != 0)
+        r = -1;
+    else if (!S_ISDIR(st.st_mode))
+        errno = ENOTDIR;
+    else
+        r = access(dir, W_OK | X_OK);
+    int saved = errno;
+    free(dir);
+    errno = saved;
+    return r;
+}
+
+/* Every --json path ("-" aside) must be writable now, not after the run. */
+static int outputs_writable(const char *cmd, const opt_spec *specs, size_t nspecs)
+{
+    for (size_t i = 0; i < nspecs; i++) {
+        if (strcmp(specs[i].name, "json") != 0 || !specs[i].set || specs[i].kind != OPT_STR)
+            continue;
+        const char *path = *(const char **)specs[i].dst;
+        if (path != NULL && strcmp(path, "-") != 0 && opts_writable(path) != 0) {
+            opts_error(cmd, "cannot write --json %s: %s", path, strerror(errno));
+            return OPTS_BAD;
+        }
+    }
+    return OPTS_OK;
+}
+
 int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs)
 {
     for (int i = 1; i < argc; i++) {
@@ -181,7 +239,23 @@ int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs)
         if (parse_one(argv[0], argc, argv, &i, specs, nspecs) != OPTS_OK)
             return OPTS_BAD;
     }
+    if (outputs_writable(argv[0], specs, nspecs) != OPTS_OK)
+        return OPTS_BAD;
     return json_to_stdout(argv[0], specs, nspecs);
+}
+
+int opts_parse_or_exit(int argc, char **argv, opt_spec *specs, size_t nspecs, void (*usage)(FILE *))
+{
+    int r = opts_parse(argc, argv, specs, nspecs);
+    if (r == OPTS_HELP) {
+        usage(stdout);
+        return 0;
+    }
+    if (r == OPTS_BAD) {
+        usage(stderr);
+        return 2;
+    }
+    return OPTS_GO_ON;
 }
 
 int opts_given(const opt_spec *specs, size_t nspecs, const char *name)

@@ -31,11 +31,27 @@ typedef struct opt_spec {
 } opt_spec;
 
 enum { OPTS_OK = 0, OPTS_HELP = 1, OPTS_BAD = -1 };
+enum { OPTS_GO_ON = -1 }; /* opts_parse_or_exit: the command goes on */
 
 /* Parses argv[1..argc) (argv[0] is the subcommand). Returns OPTS_OK,
  * OPTS_HELP for -h/--help, or OPTS_BAD after printing why to stderr
- * prefixed with "rtmem <cmd>: ". */
+ * prefixed with "rtmem <cmd>: ". A --json path other than "-" that cannot
+ * be written (opts_writable) is OPTS_BAD too. */
 int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs);
+
+/* The prologue commands share: opts_parse(), then for --help the usage on
+ * stdout and exit status 0, for misuse the usage on stderr and 2. Returns
+ * OPTS_GO_ON when the command goes on, else the status to exit with:
+ *     int rc = opts_parse_or_exit(argc, argv, specs, n, usage);
+ *     if (rc != OPTS_GO_ON)
+ *         return rc;                                                      */
+int opts_parse_or_exit(int argc, char **argv, opt_spec *specs, size_t nspecs,
+                       void (*usage)(FILE *));
+
+/* 0 when path names a file this process could write: an existing regular
+ * file with write permission, or a new name in an existing writable
+ * directory. -1 with errno otherwise. Creates nothing. */
+int opts_writable(const char *path);
 
 /* Whether the option called name was given. */
 int opts_given(const opt_spec *specs, size_t nspecs, const char *name);

@@ -453,15 +453,9 @@ int random_main(int argc, char **argv)
         {"child-grow", OPT_STR, &o.child_grow, 0},
     };
     size_t ns = sizeof specs / sizeof specs[0];
-    int r = opts_parse(argc, argv, specs, ns);
-    if (r == OPTS_HELP) {
-        usage(stdout);
-        return 0;
-    }
-    if (r == OPTS_BAD) {
-        usage(stderr);
-        return 2;
-    }
+    int rc = opts_parse_or_exit(argc, argv, specs, ns, usage);
+    if (rc != OPTS_GO_ON)
+        return rc;
     apply_profile(&o, specs, ns);
     static alloc_row rows[RANDOM_MAX_ALLOCATORS];
     size_t nrows = 0;

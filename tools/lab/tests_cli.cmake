@@ -21,3 +21,17 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_
                    ${rtmem_lab_exe})
   set_tests_properties(lab.json_stdout.wcet lab.wcet.progress PROPERTIES TIMEOUT 600)
 endif()
+# An output that cannot be written is a usage error before anything is
+# measured (opts.c, outputs_writable): without the check each of these runs
+# its whole measurement and only then fails with status 1.
+foreach(cmd memcheck "bench random" "bench threads" "bench zram" limits latency
+            "trace stats no-such.trace" "replay no-such.trace" "fit no-such.trace")
+  string(REPLACE " " ";" argv "${cmd}")
+  list(GET argv 0 first)
+  if(first STREQUAL "bench" OR first STREQUAL "trace")
+    list(GET argv 1 second)
+    set(first "${first}_${second}")
+  endif()
+  lab_expect(misuse.json_unwritable.${first} 2 ${argv} --json /no/such/dir/x.json)
+  lab_expect(misuse.json_directory.${first} 2 ${argv} --json /)
+endforeach()

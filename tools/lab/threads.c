@@ -395,15 +395,9 @@ int threads_main(int argc, char **argv)
         {"child-threads", OPT_U64, &o.child_threads, 0},
     };
     size_t ns = sizeof specs / sizeof specs[0];
-    int r = opts_parse(argc, argv, specs, ns);
-    if (r == OPTS_HELP) {
-        usage(stdout);
-        return 0;
-    }
-    if (r == OPTS_BAD) {
-        usage(stderr);
-        return 2;
-    }
+    int rc = opts_parse_or_exit(argc, argv, specs, ns, usage);
+    if (rc != OPTS_GO_ON)
+        return rc;
     apply_quick(&o, specs, ns);
     if (!opts_given(specs, ns, "seed"))
         o.seed = default_seed();

@@ -427,15 +427,9 @@ int zram_main(int argc, char **argv)
         {"child-point", OPT_U64, &o.child_point, 0},
     };
     size_t ns = sizeof specs / sizeof specs[0];
-    int r = opts_parse(argc, argv, specs, ns);
-    if (r == OPTS_HELP) {
-        usage(stdout);
-        return 0;
-    }
-    if (r == OPTS_BAD) {
-        usage(stderr);
-        return 2;
-    }
+    int rc = opts_parse_or_exit(argc, argv, specs, ns, usage);
+    if (rc != OPTS_GO_ON)
+        return rc;
     apply_profile(&o, specs, ns);
     s.o = &o;
     if (validate(&o) != 0 || (o.child == NULL && parse_allocators(&s, o.allocators) != 0)) {
