@@ -191,6 +191,12 @@ int record_main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    /* Before the program runs: a recording that cannot be kept is misuse. */
+    if (opts_writable(out) != 0) {
+        opts_error(CMD, "cannot write %s: %s", out, strerror(errno));
+        usage(stderr);
+        return 2;
+    }
     char lib[PATH_MAX + 32], file[PATH_MAX + 32];
     if (locate_lib(lib, sizeof lib) != 0) {
         opts_error(CMD, "cannot read the recorder %s: %s (build it: target rtmem-record)", lib,

@@ -35,3 +35,5 @@ foreach(cmd memcheck "bench random" "bench threads" "bench zram" limits latency
   lab_expect(misuse.json_unwritable.${first} 2 ${argv} --json /no/such/dir/x.json)
   lab_expect(misuse.json_directory.${first} 2 ${argv} --json /)
 endforeach()
+# The recorder's output too, before the program runs (record.c).
+lab_expect(misuse.record.output_unwritable 2 record -o /no/such/dir/x.trace -- true)
