@@ -370,10 +370,17 @@ void rtmm_central_fork_lock(int take);
 
 /* One bin per class: a stack of free blocks, slots[0 .. count). An array,
  * not a list threaded through the blocks, so that a cached block is never
- * written to or read from (no cache miss on user memory). */
+ * written to or read from (no cache miss on user memory). cap is the bin's
+ * current limit, adapted to the thread's use of the class (tcache.c,
+ * "Adaptive bins"): between bin_min_cap() and the class's cap, never above
+ * 256 (sizeclass.c), hence 16 bits; the struct stays 16 bytes so that the
+ * fast paths index the bins with a shift. */
 typedef struct tbin {
     void **slots;
-    uint32_t count, cap;
+    uint32_t count;
+    uint16_t cap;
+    uint8_t demand;    /* an allocation missed since the last overflow     */
+    uint8_t overflows; /* overflows in a row without such a miss           */
 } tbin;
 
 typedef struct tcache {

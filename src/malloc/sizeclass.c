@@ -74,7 +74,10 @@ static void add_class(size_t size)
     c->group = line_group(size);
     span_geometry(c);
     c->cap = clamp32(((size_t)128 << 10) / size, 8u, 256u);
-    c->batch = c->cap / 2u;
+    /* The most a refill brings: half the bin, and at most 32 KiB, so that a
+     * thread that only allocates a class (a producer) holds less than that
+     * of it (tcache.c, "Adaptive bins"). */
+    c->batch = clamp32(((size_t)32 << 10) / size, 4u, c->cap / 2u);
     c->xcap = clamp32(((size_t)256 << 10) / size, 32u, 1024u);
 }
 
