@@ -193,7 +193,7 @@ extern unsigned rtmm_nclass; /* classes in use: 1 .. rtmm_nclass-1 */
 
 RTM_INLINE size_t class_slot(size_t size)
 {
-    return size <= 1024u ? (size + 15u) >> 4 : (size + 127u - 1024u + (64u << 7)) >> 7;
+    return RTM_LIKELY(size <= 1024u) ? (size + 15u) >> 4 : (size + 127u - 1024u + (64u << 7)) >> 7;
 }
 
 void rtmm_sizeclass_init(void);

@@ -22,6 +22,12 @@ RTM_COLD void *rtmm_fail(void)
     return NULL;
 }
 
+RTM_NOINLINE void *rtmm_alloc_small_slow(size_t size)
+{
+    void *p = rtmm_tc_self != NULL ? rtmm_tc_alloc_slow(size) : rtmm_alloc_first(size);
+    return RTM_LIKELY(p != NULL) ? p : rtmm_fail();
+}
+
 RTM_NOINLINE void *rtmm_alloc_large(size_t size, size_t align)
 {
     if (rtmm_init() != 0)
