@@ -669,7 +669,7 @@ def threads_series(a, bench, key):
     return out
 
 
-def threads_chart(sec, out, allocs, names):
+def threads_chart(sec, out, allocs, names, stem):
     panels = [("seed002", "wall_ms", "pool benchmark (seed002): wall time (ms)"),
               ("pc", "ns_per_block", "producer/consumer: ns per block"),
               ("seed002", "peak_rss_mib", "pool benchmark (seed002): peak RSS (MiB)"),
@@ -696,18 +696,29 @@ def threads_chart(sec, out, allocs, names):
     handles, labels = axes[0][0].get_legend_handles_labels()
     if handles:
         axes[0][0].legend(fontsize=8)
-    fig.suptitle("bench threads: median over clean runs, bars min .. max", fontsize=10)
+    variant = ("every block written" if stem == "bench_threads"
+               else "blocks never written: page faults avoided")
+    fig.suptitle("bench threads, %s: median over clean runs, bars min .. max" % variant,
+                 fontsize=10)
     fig.tight_layout()
-    sec.chart(fig, out, "threads", "thread scaling")
+    sec.chart(fig, out, stem.replace("bench_", ""), "thread scaling")
 
 
-def threads_section(run, sec, out, names):
-    doc, why = run.json("bench_threads")
+def threads_section(run, sec, out, names, stem="bench_threads"):
+    doc, why = run.json(stem)
     if doc is None:
         sec.missing = why
         return
     allocs = allocator_rows(doc, names)
     p = doc.get("params", {})
+    if p.get("seed_write"):
+        sec.para("Every byte of every block is written (--seed-write), as a real program "
+                 "does: this is the comparison that counts.")
+    else:
+        sec.para("Blocks never written, as in the original benchmark: an allocator that keeps "
+                 "its metadata outside the blocks never touches their pages, so this run "
+                 "measures page faults avoided as much as allocation. No real program "
+                 "allocates memory it never writes; the written variant above leads.")
     sec.para("The tcmalloc-style pool benchmark, \"seed002\" below (%s allocations per thread and "
              "round, %s rounds) and a producer/consumer run (%s blocks), threads %s, %s "
              "interleaved runs%s. %s" %
@@ -715,7 +726,7 @@ def threads_section(run, sec, out, names):
               esc(", ".join(str(t) for t in p.get("threads", []))), fmt(p.get("runs"), 9),
               " (quick profile)" if p.get("quick") else "", esc(doc.get("rt_setup", ""))))
     if PLT is not None and allocs:
-        threads_chart(sec, out, allocs, names)
+        threads_chart(sec, out, allocs, names, stem)
     rows = []
     for a in allocs:
         for bench, key in (("seed002", "wall_ms"), ("pc", "ns_per_block")):
@@ -733,7 +744,11 @@ def threads_section(run, sec, out, names):
                     "peak RSS MiB"], rows))
     lines = ["%s: %s %s" % (v.get("text", v.get("target")), v.get("verdict"), v.get("detail", ""))
              for v in doc.get("verdicts", []) or [] if isinstance(v, dict)]
-    sec.html(verdict_html(lines or run.verdicts("bench_threads")))
+    sec.html(verdict_html(lines or run.verdicts(stem)))
+
+
+def threads_untouched_section(run, sec, out, names):
+    threads_section(run, sec, out, names, "bench_threads_untouched")
 
 
 # --- limits -------------------------------------------------------------------------------
@@ -1016,12 +1031,32 @@ def trace_rows(replay, fit):
         worst = max(r.get("alloc_max_ns") or 0, r.get("free_max_ns") or 0) if ok else None
         if f is not None and f.get("status") == "ok":
             worst = max(f.get("worst_alloc_ns") or 0, f.get("worst_free_ns") or 0)
+        instr = "–"
+        if f is not None and f.get("wcet_alloc_instructions") is not None:
+            instr = "%s / %s" % (fmt(f.get("wcet_alloc_instructions")),
+                                 fmt(f.get("wcet_free_instructions")))
         rows.append([esc(r.get("allocator")), esc(r.get("status")), fit_text,
-                     fmt(worst) if ok else "–",
+                     fmt(worst) if ok else "–", instr,
                      fmt(get(r, "latency_ns", "p99")) if ok else "–",
                      human_bytes(r.get("footprint_bytes")) if ok else "–",
                      fmt(r.get("refused")) if ok else esc(r.get("why") or "")])
     return rows
+
+
+def trace_wcet_note(fit):
+    """What the instruction column covers, and what counting it cost."""
+    calls = get(fit or {}, "params", "wcet_calls")
+    if not num(calls):
+        return ("<i>worst alloc / free (instr.)</i>: not counted in this run "
+                "(<code>rtmem fit --wcet</code>; RTMEM_TRACE_WCET_OPS=0 or no rtmem-wcet).")
+    fits = [f for f in (fit or {}).get("fits", []) if isinstance(f, dict)]
+    secs = sum(f.get("wcet_seconds") or 0 for f in fits)
+    total = get(fit, "params", "calls")
+    return ("<i>worst alloc / free (instr.)</i>: exact x86-64 instruction counts "
+            "(<code>rtmem fit --wcet</code>, single-stepped by rtmem-wcet's tracer) of the "
+            "first %s of %s calls on the fitted region: the worst <i>of those calls</i>, not "
+            "of the whole trace (counting costs tens of microseconds per instruction; "
+            "these took %.0f s)." % (fmt(calls), fmt(total), secs))
 
 
 def trace_chart(sec, out, prog, replay, names):
@@ -1058,7 +1093,8 @@ def traces_section(run, sec, out, names):
              "call in ns (rtm heaps: on the fitted region, smallest maximum of three replays; "
              "mallocs: the replay's maximum); <i>p99</i> over every timed call; "
              "<i>footprint</i>: region high-water mark (rtm, on the replay's region) or RSS "
-             "growth (mallocs).")
+             "growth (mallocs); <i>worst alloc / free (instr.)</i>: exact instruction counts "
+             "on the fitted region, over the calls the note under each table says.")
     for prog in progs:
         stats, _ = run.json("trace_%s_stats" % prog)
         replay, why = run.json("trace_%s_replay" % prog)
@@ -1072,8 +1108,9 @@ def traces_section(run, sec, out, names):
         if replay is None:
             sec.para('<span class="missing">%s</span>' % esc(why))
             continue
-        sec.html(table(["allocator", "status", "fit", "worst (ns)", "p99 (ns)", "footprint",
-                        "refused"], trace_rows(replay, fit)))
+        sec.html(table(["allocator", "status", "fit", "worst (ns)", "worst alloc / free (instr.)",
+                        "p99 (ns)", "footprint", "refused"], trace_rows(replay, fit)))
+        sec.para(trace_wcet_note(fit))
         trace_chart(sec, out, prog, replay, names)
 
 
@@ -1158,7 +1195,10 @@ SECTIONS = [
     ("bench_random_sweep", "bench random --sweep: request-size window sweep", sweep_section),
     ("bench_random_grow", "bench random --grow: whole pool vs growing on demand", grow_section),
     ("bench_zram", "bench zram: time and memory by request size, the zram case", zram_section),
-    ("bench_threads", "bench threads: thread scaling and peak RSS", threads_section),
+    ("bench_threads", "bench threads: thread scaling and peak RSS, every block written",
+     threads_section),
+    ("bench_threads_untouched", "bench threads, blocks never written (page faults avoided)",
+     threads_untouched_section),
     ("limits", "limits: largest block, time per size", limits_section),
     ("wcet", "wcet: exact instructions per call", wcet_section),
     ("latency", "latency: context switches and priority inheritance", latency_section),
