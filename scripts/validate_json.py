@@ -3,9 +3,10 @@
 """validate_json.py -- checks a lab command's --json file against its schema
 (docs/schema/<command>.schema.json) and checks that its numbers are sane.
 
-Why a validator of our own: the lab must run on a bare Debian machine with
-nothing but python3, and its schemas use a small subset of JSON Schema
-(draft 2020-12) on purpose, so that they read as documentation:
+The validation itself is python3-jsonschema's (Debian's package, draft
+2020-12); this script adds three things around it. First, the lab's schemas
+keep to a small subset of JSON Schema on purpose, so that they read as
+documentation (docs/RESULTS.md is generated from them):
 
     type (a name or a list of names: object, array, string, integer, number,
     boolean, null), properties, required, items (one schema for every
@@ -13,11 +14,13 @@ nothing but python3, and its schemas use a small subset of JSON Schema
     schema), and the annotations description, title, $schema, $id, $comment,
     default, examples.
 
-Any other keyword in a schema is an error of the schema, not silently
-ignored: a schema that says minItems would otherwise promise a check that
-nobody makes.
+Any other keyword in a schema is an error of the schema, even one that
+jsonschema would apply: docs/RESULTS.md would not show it. Second, every
+violation is one line "PATH: what", with PATH from $ (e.g. $.rows[1].value)
+and the wording below, the same whatever the jsonschema version. Third,
+the sanity rules:
 
-The sanity rules (--sane) need no schema keyword; they hold for every lab
+The sanity rules (--sane) need no schema keyword. They hold for every lab
 command because they follow from the lab's conventions (docs/RESULTS.md):
 
   * an object with min and max and any of median / mean / avg: every one of
@@ -39,7 +42,13 @@ stderr as FILE: PATH: what), 2 for misuse or an unreadable schema.
 """
 import json
 import math
+import re
 import sys
+
+try:
+    import jsonschema
+except ImportError:  # named in the error below; scripts/deps.sh installs it
+    jsonschema = None
 
 TYPES = ("object", "array", "string", "integer", "number", "boolean", "null")
 KEYWORDS = {"type", "properties", "required", "items", "enum", "minimum", "maximum",
@@ -68,17 +77,6 @@ def type_of(v):
     if isinstance(v, dict):
         return "object"
     return type(v).__name__
-
-
-def is_a(v, name):
-    """Whether v is of JSON Schema type `name` (an integer is also a number,
-    and 2.0 is an integer, as draft 2020-12 says)."""
-    t = type_of(v)
-    if name == "number":
-        return t in ("integer", "number")
-    if name == "integer":
-        return t == "integer" or (t == "number" and math.isfinite(v) and v == int(v))
-    return t == name
 
 
 def show(v):
@@ -125,55 +123,62 @@ def check_schema(schema, spath="#"):
     req = schema.get("required", [])
     if not isinstance(req, list) or not all(isinstance(r, str) for r in req):
         raise SchemaError("%s/required: must be a list of names" % spath)
+    if spath == "#" and jsonschema is not None:
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as e:
+            raise SchemaError("#: not a valid JSON Schema: %s" % e.message)
 
 
-def validate(value, schema, path="$", spath="#", errors=None):
-    """Appends "PATH: message" for every violation of schema by value."""
-    if errors is None:
-        errors = []
-    check_schema_keywords(schema, spath)
-    types = schema.get("type")
-    if types is not None:
-        names = types if isinstance(types, list) else [types]
-        if not any(is_a(value, n) for n in names):
-            errors.append("%s: expected %s, got %s (%s)" %
-                          (path, " or ".join(names), show(value), type_of(value)))
-            return errors  # the keywords below would only repeat the mismatch
-    if "enum" in schema and value not in schema["enum"]:
-        errors.append("%s: %s is not one of %s" % (path, show(value), show(schema["enum"])))
-    if is_a(value, "number"):
-        if "minimum" in schema and value < schema["minimum"]:
-            errors.append("%s: %s is below the minimum %s" % (path, show(value), schema["minimum"]))
-        if "maximum" in schema and value > schema["maximum"]:
-            errors.append("%s: %s is above the maximum %s" % (path, show(value), schema["maximum"]))
-    if isinstance(value, dict):
-        validate_object(value, schema, path, spath, errors)
-    if isinstance(value, list) and "items" in schema:
-        for i, v in enumerate(value):
-            validate(v, schema["items"], child(path, i), spath + "/items", errors)
+def path_of(parts):
+    """$.a.b[2] from jsonschema's absolute_path."""
+    path = "$"
+    for key in parts:
+        path = child(path, key)
+    return path
+
+
+def message_of(e):
+    """The lab's wording of one jsonschema error (its lines: see the tests
+    in tests/report/report.cmake), one per offending value or name."""
+    path, v, kw = path_of(e.absolute_path), e.instance, e.validator
+    if kw == "type":
+        names = e.validator_value if isinstance(e.validator_value, list) else [e.validator_value]
+        return ["%s: expected %s, got %s (%s)" % (path, " or ".join(names), show(v), type_of(v))]
+    if kw == "required":
+        m = re.match(r"^'(.*)' is a required property$", e.message)
+        return ["%s: required property '%s' is missing" % (path, m.group(1) if m else e.message)]
+    if kw == "enum":
+        return ["%s: %s is not one of %s" % (path, show(v), show(e.validator_value))]
+    if kw == "minimum":
+        return ["%s: %s is below the minimum %s" % (path, show(v), e.validator_value)]
+    if kw == "maximum":
+        return ["%s: %s is above the maximum %s" % (path, show(v), e.validator_value)]
+    if kw == "additionalProperties" and e.validator_value is False:
+        known = e.schema.get("properties", {})
+        return ["%s: property '%s' is not in the schema" % (path, k) for k in v if k not in known]
+    return ["%s: %s" % (path, e.message)]
+
+
+def validate(value, schema):
+    """"PATH: message" for every violation of schema by value, in document
+    order (python3-jsonschema, draft 2020-12)."""
+    if jsonschema is None:
+        raise SchemaError("python3-jsonschema is not installed (Debian: python3-jsonschema; "
+                          "scripts/deps.sh build installs it)")
+    check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = []
+    for e in sorted(validator.iter_errors(value), key=lambda e: [str(p) for p in e.absolute_path]):
+        errors += message_of(e)
     return errors
-
-
-def validate_object(value, schema, path, spath, errors):
-    props = schema.get("properties", {})
-    for name in schema.get("required", []):
-        if name not in value:
-            errors.append("%s: required property '%s' is missing" % (path, name))
-    extra = schema.get("additionalProperties", True)
-    for k, v in value.items():
-        if k in props:
-            validate(v, props[k], child(path, k), spath + "/properties/" + k, errors)
-        elif extra is False:
-            errors.append("%s: property '%s' is not in the schema" % (path, k))
-        elif isinstance(extra, dict):
-            validate(v, extra, child(path, k), spath + "/additionalProperties", errors)
 
 
 # --- sanity rules ----------------------------------------------------------
 
 
 def num(v):
-    return is_a(v, "number")
+    return type_of(v) in ("integer", "number")
 
 
 def percentile_rank(key):
