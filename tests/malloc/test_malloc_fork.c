@@ -58,7 +58,11 @@ static void *busy(void *arg)
 
 static int child_work(void)
 {
-    alarm(20); /* a deadlock becomes SIGALRM */
+    /* A deadlock becomes SIGALRM. 120 s, not less: the child's work takes
+     * well under a second, but on a 2-core machine at load 25, or under
+     * qemu-user, a child starved by its parent's busy threads was killed by
+     * a 20 s alarm without being stuck (docs/TESTING.md). */
+    alarm(120);
     void *p[1000];
     for (int round = 0; round < 5; round++) {
         for (int i = 0; i < 1000; i++) {
