@@ -1,96 +1,104 @@
 // SPDX-License-Identifier: MIT
 /*
- * heaps/halffit.c -- rtmem's half-fit heap: power-of-two blocks, one free
- * list per order, a bitmap of non-empty lists, binary buddy merging.
- * Contracts: include/rtmem/halffit.h. Checker: heaps/halffit_check.c.
+ * heaps/halffit.c -- rtmem's half-fit heap: blocks of any number of 32-byte
+ * units in address order, one free list per class floor(log2 units), a
+ * bitmap of non-empty lists; an alloc does at most one split, a free at
+ * most two merges (with its address-order neighbours). No loop on either
+ * path. Contracts: include/rtmem/halffit.h. Checker: heaps/halffit_check.c.
  *
- *   region: [ control | arena ......................................... ]
- *            rtm_halffit  ^ base: block offsets o are counted from here
+ *   region: [ control | arena ................................... |END]
+ *            rtm_halffit  ^ base (16-aligned): offsets o count from here
  *
- *   arena at create (A = 11 units of MIN_BLOCK, cut largest first, every
- *   block aligned to its own size relative to base):
+ *   a block of u units (u * 32 bytes, header included):
  *
- *     [ order 3: 8 units              ][ order 1 ][o0]
+ *     used: [ u | prev u | USED | r ][ payload ........................ ]
+ *     free: [ u | prev u | FREE | - ][ prev ][ next ][ stale bytes ..... ]
+ *             16 bytes                 list links: offsets from the control
  *
- *   a block of order k, MIN_BLOCK << k bytes:
+ *   "prev u" is the size of the block just below (0 for the first), so a
+ *   free finds its left neighbour without a footer; the block above is at
+ *   o + u. END is a one-unit sentinel header after the last block: every
+ *   block has a block above, so neither path tests for the arena's end.
  *
- *     used: [ order | USED ][ payload ............................... ]
- *     free: [ order | FREE ][ prev ][ next ][ stale bytes ............ ]
- *             8 bytes         offsets from the control structure, 0 = none
- *
- *   alloc of order 1 from a free order-3 block (halve, keep the lower half,
- *   put each upper half on its list):
- *
- *     [               8               ] => [ 1 ][ 1 ][    2   ][    4   ]
- *                                          used free   free      free
- *
- *   free merges with the buddy (offset o ^ size) while it is a free block
- *   of the same order: [ o1 ][ o1 buddy ] => [ ------ o2 ------ ].
+ *   alloc of order r (2^r units) from the smallest non-empty class s >= r
+ *   (one bit scan), taking the list's head F of S units:
+ *     s > r:  [ ------ F: S ------ ] => [ 2^r: used ][ S - 2^r: free ]
+ *             the rest has S - 2^r >= 2^s - 2^r >= 2^r units: class >= r
+ *     s == r: the whole F (2^r <= S < 2^(r+1)) is handed out, no split:
+ *             the rest would be below 2^r units, of a class below r.
+ *   free: [ FREE ][ freed ][ FREE ] => [ --------- FREE --------- ]
+ *         with the left and/or the right neighbour when it is free.
  *
  * Invariants (rtm_halffit_check() verifies each one):
- *  1. The blocks tile the arena; a block of order k has an offset that is a
- *     multiple of MIN_BLOCK << k (natural alignment) -- the buddy tree.
- *  2. Free blocks are exactly the members of the lists; list k holds only
- *     order-k blocks; bit k of the bitmap is set iff list k is non-empty.
- *  3. No free block has a free buddy of the same order (merging is eager).
- *  4. Counters equal what a walk finds.
+ *  1. Blocks tile the arena, each 1 <= u units; every header's prev_units
+ *     is the size of the block below (0 for the first), the sentinel's
+ *     included.
+ *  2. Free blocks are exactly the members of the lists; list c holds only
+ *     blocks of 2^c <= u < 2^(c+1) units; bit c of the bitmap is set iff
+ *     list c is non-empty.
+ *  3. No two free blocks are neighbours (merging is eager).
+ *  4. A live block of order r holds 2^r <= u < 2^(r+1) units, and exactly
+ *     2^r unless it was a whole class-r fragment.
+ *  5. Counters equal what a walk finds.
  *
- * Why buddy merging rather than neighbour merging: a merged pair is again a
- * naturally aligned power of two, so every block stays on the buddy tree,
- * the merge partner is found by one XOR, and free needs no footer or
- * "previous block" field. Neighbour merging would produce blocks that are
- * not powers of two, which half-fit then has to file under the lower
- * order, wasting up to half of each merged block for the lists.
+ * Time: alloc is one bit scan, one list pop and at most one push; free is
+ * at most two list removals and one push. Constant, without a loop.
  *
- * Time: alloc is one bit scan plus at most RTM_HALFFIT_MAX_ORDER halvings
- * (the source block's order minus the request's); free is at most
- * RTM_HALFFIT_MAX_ORDER merges (each raises the order by one). Both are
- * bounded by the constant of the build, not by the heap contents.
+ * THE BOUND. Units: u = MIN_BLOCK. A request of n bytes has the order r
+ * with 2^r u = rtm_halffit_block_size(n); it takes a block that HOLDS
+ * H units, 2^r <= H < 2^(r+1) (invariant 4), so H < 2 * 2^r. Let L be the
+ * largest order requested and M a bound on the live rounded units (the sum
+ * of 2^r over live blocks, never above M, the block being granted
+ * included), and A the arena in units. Then held live units never exceed
+ * M_h = 2M. Claim: if A >= 2 (L + 1) M, no request fails.
  *
- * THE BOUND. Units: u = MIN_BLOCK; a block of order i has 2^i units. Let
- * L be the largest order requested (2^L u = rtm_halffit_block_size(n)), M
- * a bound on the live units (sum of the live blocks' sizes, rounded sizes,
- * never above M at any moment, the block being granted included), and
- * A the arena in units. Claim: if A >= (L + 1) M, no request fails.
+ *   Every block, free or live, has a class: floor(log2 units); a live
+ *   block of order r has class r (invariant 4). Let F_i be the units in
+ *   free blocks of class i, P_i the units held by live blocks of class i,
+ *   and Psi_j = sum over i <= j of (F_i + P_i). Invariant, for all j >= 0:
  *
- *   Let F_i be the units in free blocks of order i, P_i the units in live
- *   blocks of order i, and Psi_j = sum over i <= j of (F_i + P_i): the units
- *   in blocks of order <= j. Invariant, for every j >= 0:
+ *       Psi_j <= (j + 1) M_h + 2^(j+2) - 2.
  *
- *       Psi_j <= (j + 1) M + 2^(j+1) - 1.
- *
- *   At create: blocks of order <= j are the ones of the binary expansion of
- *   A below bit j + 1, so Psi_j <= 2^(j+1) - 1. Each operation keeps it:
- *   - free of a block, merging or not: units move from a live block to a
- *     free one of the same or a higher order: no Psi_j grows.
- *   - alloc of order r served from a free block of order s (smallest-fit:
- *     F_i = 0 for r <= i < s before), leaving one free block of each order
- *     r..s-1 and a live block of order r:
- *       j < r or s <= j: Psi_j unchanged (nothing of order <= j appears,
- *       or everything stays at order <= j).
- *       r <= j < s: afterwards Psi_j = P_{<=j} + F_{<r} + (2^(j+1) - 2^r),
- *       and F_{<r} = Psi_{r-1} - P_{<r} <= r M + 2^r - 1 - P_{<r} (the
- *       invariant at r - 1; F_{<0} = 0), so
- *       Psi_j <= (P_{<=j} - P_{<r}) + r M + 2^(j+1) - 1
- *            <= (r + 1) M + 2^(j+1) - 1 <= (j + 1) M + 2^(j+1) - 1.
- *   A request of order k <= L, allowed (live + 2^k <= M), fails only if no
- *   free block has order >= k; then every unit is live in an order >= k
- *   block or lies in a block of order < k:
- *       A = P_{>=k} + Psi_{k-1} <= (M - 2^k) + k M + 2^k - 1 = (k+1) M - 1,
- *   contradicting A >= (L + 1) M >= (k + 1) M. QED. Notes:
- *   - Merging is not used: the bound holds for the split policy alone,
- *     merging only makes real workloads need less. What it needs is the
- *     smallest-fit choice (the bit scan from the request's order up) and
- *     that an alloc leaves at most one free block per order below its
- *     source, which halving guarantees.
- *   - rtm_halffit_arena_size() returns 7 + control + (L + 1) M u bytes, so
- *     the arena holds (L + 1) M units at any start address.
- *   - In requested bytes: a request of n takes at most max(2 (n + header),
- *     u) bytes, hence o1heap's form H = 2 M' (1 + ceil(log2 n')) for M'
- *     live requested bytes counted with their header, each at least u / 2.
+ *   At create: one free block of A units, class c = floor(log2 A):
+ *   Psi_j = 0 for j < c, and A < 2^(c+1) <= 2^(j+1) for j >= c.
+ *   - free (with or without merges): units move from a live block of class
+ *     r to a free block of class >= r; merging only moves units to a class
+ *     at least as high. No Psi_j grows.
+ *   - alloc of order r from a block F of S units and class s (smallest
+ *     fit: F_i = 0 for r <= i < s before).
+ *     s == r: F becomes live, of class r: nothing changes.
+ *     s > r: F becomes a live block of 2^r units (class r) and a free rest
+ *     of R = S - 2^r units, class t with r <= t <= s. Psi_j is unchanged
+ *     for j < r (nothing of class <= j changed) and for j >= s (the units
+ *     stay at class <= s <= j). For r <= j < s, afterwards
+ *       Psi_j = P_{<=j} + F_{<r} + [t <= j] R,
+ *     where [t <= j] R <= 2^(j+1) - 1, and F_{<r} = Psi_{r-1} - P_{<r}
+ *     <= r M_h + 2^(r+1) - 2 - P_{<r} for r >= 1 (F_{<0} = 0), so with
+ *     P_{<=j} - P_{<r} <= M_h (all live units) and 2^(r+1) <= 2^(j+1):
+ *       Psi_j <= (r + 1) M_h + 2^(j+1) - 2 + 2^(j+1) - 1
+ *            <= (j + 1) M_h + 2^(j+2) - 3.
+ *   A request of order k <= L, allowed (live rounded + 2^k <= M), fails
+ *   only if no free block has class >= k. Then every unit is held by a
+ *   live block of class >= k or lies in a block of class < k. The live
+ *   blocks held < 2 (M - 2^k) units before the request, so
+ *       A <= 2 (M - 2^k) + k M_h + 2^(k+1) - 2 = 2 (k + 1) M - 2
+ *   (k >= 1; for k = 0, A <= 2M - 2), contradicting A >= 2 (L + 1) M.
+ *   QED. Notes:
+ *   - Merging is not used: the bound holds for the split policy alone. It
+ *     needs smallest fit (the bit scan from the request's order up) and
+ *     that a split's rest is of class >= r, which is why a class-r block
+ *     is handed out whole: o1heap splits it too, filing the rest below r,
+ *     and then Psi_j for j < r grows on allocations of order r; we know no
+ *     proof of a log bound for that policy.
+ *   - The price: a whole class-r block holds up to 2^(r+1) - 1 units for a
+ *     request of 2^r, so the bound is twice the binary buddy's
+ *     (L + 1) M. rtm_halffit_arena_size() returns
+ *     15 + control + (2 (L + 1) M + 1) u bytes (the +1: the sentinel).
+ *   - In requested bytes: 2^r u <= max(2 (n + header), u).
  *   - Realloc in place keeps the whole old block (counted as live at its
- *     old size); a moving realloc is an alloc then a free, and holds both
- *     blocks for a moment: the caller's M must allow that.
+ *     old order); a moving realloc is an alloc then a free and holds both
+ *     blocks for a moment: the caller's M must allow that. An aligned
+ *     alloc of n bytes at alignment a > 16 is a request of n + a - 16.
  *
  * Freestanding: no libc (__builtin_memcpy only), like heaps/tlsf.c.
  * Not thread-safe; the caller serialises access to one heap.
@@ -98,42 +106,22 @@
 #include "heaps/halffit_layout.h"
 #include "core/kind.h"
 
-/* --- block accessors --------------------------------------------------- */
+/* --- lists ------------------------------------------------------------- */
 
-/* Pushes block o of order k on its list (LIFO) and sets the bitmap bit. */
-static inline void list_push(rtm_halffit *h, size_t o, unsigned k)
+/* Pushes free block b (header already written) on list c (LIFO): between
+ * the sentinel and the first node, which may be the sentinel itself. */
+RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
 {
-    hf_header *b = hf_block(h, o);
-    RTM_ASSERT(k < HF_ORDERS);
-    b->order = k;
-    b->state = HF_FREE;
-    hf_links *l = hf_link(h, o);
-    l->prev = 0;
-    l->next = h->heads[k];
-    if (h->heads[k] != 0)
-        hf_link_at(h, h->heads[k])->prev = hf_off_from_ctrl(h, o);
-    h->heads[k] = hf_off_from_ctrl(h, o);
-    h->bitmap |= (uint64_t)1 << k;
-    h->free_units += (size_t)1 << k;
-    h->free_blocks++;
-}
-
-/* Takes block o of order k off its list, wherever it sits. */
-static inline void list_remove(rtm_halffit *h, size_t o, unsigned k)
-{
-    hf_links *l = hf_link(h, o);
-    RTM_ASSERT(hf_block(h, o)->state == HF_FREE && hf_block(h, o)->order == k);
-    RTM_ASSERT(h->free_units >= ((size_t)1 << k) && h->free_blocks > 0);
-    if (l->prev != 0)
-        hf_link_at(h, l->prev)->next = l->next;
-    else
-        h->heads[k] = l->next;
-    if (l->next != 0)
-        hf_link_at(h, l->next)->prev = l->prev;
-    if (h->heads[k] == 0)
-        h->bitmap &= ~((uint64_t)1 << k);
-    h->free_units -= (size_t)1 << k;
-    h->free_blocks--;
+    ptrdiff_t me = hf_node_link(h, b);
+    ptrdiff_t first = h->lists[c].next;
+    hf_links *l = (hf_links *)(b + 1);
+    /* this order keeps compilers from pairing l's two stores into a vector
+     * store (three more instructions on x86-64): first's link may alias */
+    l->next = first;
+    hf_link_at(h, first)->prev = me;
+    l->prev = hf_sentinel(c);
+    h->lists[c].next = me;
+    h->bitmap |= (uint32_t)1 << c;
 }
 
 /* --- errors ------------------------------------------------------------ */
@@ -154,116 +142,223 @@ static RTM_COLD int reject(const rtm_halffit *h, const void *ptr, rtm_error_kind
     return -1;
 }
 
-/* The arena offset of live block ptr, or -1 after reporting why ptr is not
- * one. Integer arithmetic first: the header is read only once its offset is
- * known to be a unit boundary inside the arena. A pointer below the arena
- * wraps d past the arena size, so one compare covers both sides. */
-static inline int live_block(const rtm_halffit *h, const void *ptr, size_t *out)
+/* The arena offset of the live block that ptr is the payload of (directly,
+ * or through a shim in front of an aligned payload), or -1 after reporting
+ * why ptr is not one. Integer arithmetic first: a header is read only once
+ * its offset is known to be 16-aligned inside the arena. A pointer below
+ * the arena wraps d past the arena size, so one compare covers both sides.
+ * The header's size is validated against the block above it. */
+static RTM_NOINLINE int find_block(const rtm_halffit *h, const void *ptr, size_t *out)
 {
+    size_t span = h->arena_units << HF_LOG2U;
     size_t d = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
-    if (RTM_UNLIKELY(d >= h->arena_units << HF_LOG2U || (d & (HF_UNIT - 1u)) != 0))
+    if (d >= span || (d & (HF_HDR - 1u)) != 0)
         return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer is not a block of this heap");
     const hf_header *b = hf_block(h, d);
-    size_t u = d >> HF_LOG2U;
-    if (RTM_UNLIKELY(b->order > HF_MAX_ORDER || (u & (((size_t)1 << b->order) - 1u)) != 0 ||
-                     ((size_t)1 << b->order) > h->arena_units - u))
+    if (b->state == HF_SHIM) { /* an aligned payload: its block is below */
+        size_t back = b->units;
+        if (back > d || ((d - back) & (HF_UNIT - 1u)) != 0)
+            return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "aligned payload's shim damaged");
+        d -= back;
+        b = hf_block(h, d);
+        if (b->state == HF_USED && back != hf_live_shift(b))
+            return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "not the block's aligned payload");
+    }
+    if ((d & (HF_UNIT - 1u)) != 0)
         return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer is not a block start");
-    if (RTM_UNLIKELY(b->state != HF_USED)) {
+    if (b->state != HF_USED) {
         if (b->state == HF_FREE)
             return reject(h, ptr, RTM_ERR_DOUBLE_FREE, "block is free (freed twice?)");
         return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "header is not a used block's");
     }
+    size_t u = b->units;
+    if (u == 0 || u > h->arena_units - (d >> HF_LOG2U) ||
+        hf_block(h, d + (u << HF_LOG2U))->prev_units != u || b->prev_units > (d >> HF_LOG2U))
+        return reject(h, ptr, RTM_ERR_CORRUPT_HEADER, "block header damaged");
     *out = d;
     return 0;
 }
 
 /* --- operations -------------------------------------------------------- */
 
-/* Hot path: one bit scan finds the smallest non-empty list of order >= k
- * (smallest-fit, which the bound needs); the block is halved down to order
- * k, each upper half going onto its list. Budget: a bit scan, a list pop,
- * (j - k) pushes. */
+/* Hot path: one bit scan finds the smallest non-empty class >= r (smallest
+ * fit, which the bound needs); its head is popped and, when its class is
+ * above r, split once: 2^r units live, the rest (class >= r) pushed. */
 void *rtm_halffit_alloc(rtm_halffit *h, size_t size)
 {
-    unsigned k = hf_order_for(size);
-    if (RTM_UNLIKELY(k > HF_MAX_ORDER))
+    unsigned r = hf_order_for(size);
+    if (RTM_UNLIKELY(r > HF_MAX_ORDER))
         return refuse(h, RTM_ENOMEM);
-    uint64_t fit = h->bitmap & ~(((uint64_t)1 << k) - 1u);
+    uint32_t fit = h->bitmap >> r;
     if (RTM_UNLIKELY(fit == 0))
         return refuse(h, RTM_ENOMEM);
-    unsigned j = rtm_ctz64(fit);
-    size_t o = hf_off_in_arena(h, h->heads[j]);
-    list_remove(h, o, j);
-    while (j > k) { /* at most HF_MAX_ORDER rounds */
-        j--;
-        list_push(h, o + (HF_UNIT << j), j);
+    unsigned s = r + rtm_ctz32(fit);
+    ptrdiff_t link = h->lists[s].next;
+    hf_header *b = hf_node(h, link);
+    /* pop the first node of list s */
+    ptrdiff_t next = ((hf_links *)(b + 1))->next;
+    h->lists[s].next = next;
+    hf_link_at(h, next)->prev = hf_sentinel(s);
+    if (next == hf_sentinel(s))
+        h->bitmap ^= (uint32_t)1 << s; /* set: the list held b */
+    uint32_t units = b->units;
+    if (s != r) { /* split once: the rest has 2^s - 2^r >= 2^r units */
+        uint32_t want = (uint32_t)1 << r;
+        uint32_t rest = units - want;
+        hf_header *rb = (hf_header *)(uintptr_t)((char *)b + ((size_t)want << HF_LOG2U));
+        rb->units = rest;
+        rb->prev_units = want;
+        rb->state = HF_FREE;
+        ((hf_header *)(uintptr_t)((char *)rb + ((size_t)rest << HF_LOG2U)))->prev_units = rest;
+        list_push(h, rb, hf_class(rest));
+        b->units = want;
+        units = want;
+    } else {
+        h->free_blocks--;
     }
-    hf_header *b = hf_block(h, o);
-    b->order = k;
     b->state = HF_USED;
-    h->live_blocks++;
-    h->used_units += (size_t)1 << k;
-    size_t used = hf_used_bytes(h);
-    if (used > h->peak_used)
-        h->peak_used = used;
-    return (char *)b + HF_HDR;
+    b->order = r;
+    size_t live = h->live_blocks + 1u;
+    size_t uu = h->used_units + units;
+    h->live_blocks = live;
+    h->used_units = uu;
+    size_t used = (uu << HF_LOG2U) - live * HF_HDR; /* + shim_bytes, as peak_mark */
+    if (used > h->peak_mark)
+        h->peak_mark = used;
+    return b + 1;
 }
 
+/* Over-alignment: a request of size + alignment - 16 bytes, the payload
+ * moved up to the first aligned address, and a shim header right before it
+ * saying how far back the block's header is. */
 void *rtm_halffit_aligned_alloc(rtm_halffit *h, size_t alignment, size_t size)
 {
     if (!rtm_is_pow2(alignment))
         return refuse(h, RTM_EINVAL);
-    if (alignment > RTM_ALIGN)
-        return refuse(h, RTM_ENOTSUP); /* payloads sit a header past the block */
-    return rtm_halffit_alloc(h, size);
-}
-
-/* Marks block o free and merges it with its buddy while the buddy is a free
- * block of the same order. The buddy above must lie inside the arena (the
- * last, smaller blocks of the initial cut have none); the buddy below
- * always does. At most HF_MAX_ORDER rounds.
- *
- *   [ buddy: FREE k ][ o: USED k ]  =>  [ ---- FREE k+1 ---- ][ o: FREE k ]
- *                                                              ^ stale, kept
- *
- * o's own header is marked free first: when o merges into its lower buddy
- * that header ends up inside the merged block and is never rewritten, and a
- * second free(o) must find "free" there, not "used" (it would put o on a
- * list while it is part of the merged block: one block handed out twice).
- * An absorbed upper buddy's header says free already (it was on a list). So
- * every header left inside a free block says free; a block start that a
- * later split re-creates gets a fresh header from list_push. */
-static void release(rtm_halffit *h, size_t o, unsigned k)
-{
-    size_t u = o >> HF_LOG2U;
-    hf_block(h, o)->state = HF_FREE;
-    while (k < HF_MAX_ORDER) {
-        size_t bu = u ^ ((size_t)1 << k);
-        if (bu > u && ((size_t)1 << k) > h->arena_units - bu)
-            break;
-        const hf_header *b = hf_block(h, bu << HF_LOG2U);
-        if (b->state != HF_FREE || b->order != k)
-            break;
-        list_remove(h, bu << HF_LOG2U, k);
-        u &= ~((size_t)1 << k);
-        k++;
+    if (alignment > RTM_HALFFIT_MAX_ALIGN)
+        return refuse(h, RTM_ENOTSUP);
+    if (alignment <= HF_HDR)
+        return rtm_halffit_alloc(h, size);
+    if (size > SIZE_MAX - alignment)
+        return refuse(h, RTM_ENOMEM);
+    if (size == 0)
+        size = 1; /* an aligned payload never sits at its block's end */
+    size_t peak = hf_peak_used(h);
+    char *p = rtm_halffit_alloc(h, size + alignment - HF_HDR);
+    if (p == NULL)
+        return NULL;
+    uintptr_t a = ((uintptr_t)p + alignment - 1u) & ~(uintptr_t)(alignment - 1u);
+    size_t gap = (size_t)(a - (uintptr_t)p);
+    /* remembered for a moving realloc */
+    ((hf_header *)(uintptr_t)p - 1)->order |= (uint32_t)rtm_fls_size(alignment) << 5;
+    if (gap != 0) {
+        char *q = p + gap;
+        hf_header *shim = (hf_header *)(uintptr_t)(q - HF_HDR);
+        shim->units = (uint32_t)gap; /* the shim's offset minus the block's */
+        shim->prev_units = 0;
+        shim->state = HF_SHIM;
+        shim->order = 0;
+        ((hf_header *)(uintptr_t)p - 1)->order |= (uint32_t)(gap >> 4) << 10;
+        h->shim_bytes += gap; /* the bytes before q are not the caller's */
+        size_t used = hf_used_bytes(h);
+        h->peak_mark = (used > peak ? used : peak) + h->shim_bytes;
     }
-    list_push(h, u << HF_LOG2U, k);
+    return p + gap;
 }
 
-/* Hot path: validate, then merge and push. */
+/* Takes free block b off its circular list; the list is empty afterwards
+ * when b's neighbours are one node, the sentinel (the class is needed only
+ * then, to clear its bit). */
+RTM_INLINE void unlink_block(rtm_halffit *h, hf_header *b)
+{
+    hf_links *l = (hf_links *)(b + 1);
+    ptrdiff_t prev = l->prev, next = l->next;
+    hf_link_at(h, prev)->next = next;
+    hf_link_at(h, next)->prev = prev;
+    if (prev == next)
+        h->bitmap ^= (uint32_t)1 << hf_class(b->units); /* set: the list held b */
+}
+
+/* Frees the live block b (validated): merges it with the free neighbours
+ * and files the result. The left neighbour's state is read before b's
+ * header changes: for the first block prev_units is 0 and "the block
+ * below" is b itself, still USED, so it never merges with itself. b's
+ * header is then marked free: when b merges into its left neighbour the
+ * header stays inside the merged block, and a second free(b) must find
+ * "free" there. An absorbed right neighbour's header says free already. */
+RTM_INLINE void release(rtm_halffit *h, hf_header *b)
+{
+    uint32_t units = b->units;
+    uint32_t pu = b->prev_units;
+    hf_header *nb = (hf_header *)(uintptr_t)((char *)b + ((size_t)units << HF_LOG2U));
+    hf_header *pb = (hf_header *)(uintptr_t)((char *)b - ((size_t)pu << HF_LOG2U));
+    uint32_t left = pb->state;
+    h->live_blocks--;
+    h->used_units -= units;
+    b->state = HF_FREE;
+    size_t blocks = h->free_blocks + 1u;
+    if (nb->state == HF_FREE) {
+        unlink_block(h, nb);
+        units += nb->units;
+        blocks--;
+    }
+    if (left == HF_FREE) {
+        unlink_block(h, pb);
+        b = pb;
+        units += pu;
+        blocks--;
+    }
+    h->free_blocks = blocks;
+    b->units = units;
+    ((hf_header *)(uintptr_t)((char *)b + ((size_t)units << HF_LOG2U)))->prev_units = units;
+    list_push(h, b, hf_class(units));
+}
+
+/* Everything the inline validation of rtm_halffit_free() did not accept:
+ * an aligned payload, or misuse to report. Out of line, so that the hot
+ * path keeps no stack slot for find_block()'s result. */
+static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
+{
+    size_t o = 0;
+    if (find_block(h, ptr, &o) != 0)
+        return -1;
+    hf_header *b = hf_block(h, o);
+    size_t shift = hf_live_shift(b);
+    h->shim_bytes -= shift;
+    h->peak_mark -= shift; /* the peak itself is unchanged */
+    release(h, b);
+    return 0;
+}
+
+/* Hot path: the common case validated inline (offset, state, size against
+ * the block above, the left size inside the arena), anything else through
+ * find_block(), which reports. */
 int rtm_halffit_free(rtm_halffit *h, void *ptr)
 {
     if (RTM_UNLIKELY(ptr == NULL))
         return 0;
-    size_t o = 0;
-    if (RTM_UNLIKELY(live_block(h, ptr, &o) != 0))
-        return -1;
-    unsigned k = hf_block(h, o)->order;
-    h->live_blocks--;
-    h->used_units -= (size_t)1 << k;
-    release(h, o, k);
+    size_t o = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
+    /* the header's unit index, rotated: an offset that is not a unit
+     * boundary gets high bits and fails the range test with the rest */
+    size_t u = (o >> HF_LOG2U) | (o << (sizeof(size_t) * 8u - HF_LOG2U));
+    hf_header *b = (hf_header *)ptr - 1;
+    if (RTM_UNLIKELY(
+            u >= h->arena_units || b->state != HF_USED ||
+            (size_t)b->units - 1u >= h->arena_units - u ||
+            ((hf_header *)(uintptr_t)((char *)b + ((size_t)b->units << HF_LOG2U)))->prev_units !=
+                b->units ||
+            b->prev_units > u)) {
+        return free_slow(h, ptr);
+    }
+    release(h, b);
     return 0;
+}
+
+/* Bytes from ptr to its block's end; ptr is a live payload (validated). */
+static size_t usable_from(const rtm_halffit *h, const void *ptr, size_t o)
+{
+    const char *end = hf_base(h) + o + ((size_t)hf_block(h, o)->units << HF_LOG2U);
+    return (size_t)(end - (const char *)ptr);
 }
 
 void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size)
@@ -275,26 +370,30 @@ void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size)
         return NULL;
     }
     size_t o = 0;
-    if (live_block(h, ptr, &o) != 0)
+    if (find_block(h, ptr, &o) != 0)
         return NULL;
-    unsigned cur = hf_block(h, o)->order;
-    if (hf_order_for(size) <= cur)
-        return ptr; /* the block's order already holds it */
-    void *q = rtm_halffit_alloc(h, size);
+    size_t have = usable_from(h, ptr, o);
+    if (size <= have)
+        return ptr; /* the block already holds it */
+    unsigned align = hf_live_align_log2(hf_block(h, o));
+    void *q = align != 0 ? rtm_halffit_aligned_alloc(h, (size_t)1 << align, size)
+                         : rtm_halffit_alloc(h, size);
     if (q == NULL)
         return NULL;
-    __builtin_memcpy(q, ptr, (HF_UNIT << cur) - HF_HDR);
+    __builtin_memcpy(q, ptr, have);
     (void)rtm_halffit_free(h, ptr);
     return q;
 }
 
 size_t rtm_halffit_usable_size(const rtm_halffit *h, const void *ptr)
 {
-    (void)h;
     if (ptr == NULL)
         return 0;
     const hf_header *b = (const hf_header *)(uintptr_t)((const char *)ptr - HF_HDR);
-    return (HF_UNIT << b->order) - HF_HDR;
+    size_t o = (size_t)((const char *)b - hf_base(h));
+    if (b->state == HF_SHIM)
+        o -= b->units;
+    return usable_from(h, ptr, o);
 }
 
 rtm_stats rtm_halffit_stats(const rtm_halffit *h)
@@ -303,9 +402,10 @@ rtm_stats rtm_halffit_stats(const rtm_halffit *h)
     st.arena_bytes = h->region_bytes;
     st.used_bytes = hf_used_bytes(h);
     st.free_bytes = hf_free_bytes(h);
-    st.largest_free = h->bitmap == 0 ? 0 : (HF_UNIT << rtm_fls64(h->bitmap)) - HF_HDR;
+    /* alloc grants order r iff a list of class >= r is non-empty */
+    st.largest_free = h->bitmap == 0 ? 0 : (HF_UNIT << rtm_fls32(h->bitmap)) - HF_HDR;
     st.live_blocks = h->live_blocks;
-    st.peak_used_bytes = h->peak_used;
+    st.peak_used_bytes = hf_peak_used(h);
     st.failed_allocs = h->failed_allocs;
     return st;
 }
@@ -314,7 +414,8 @@ rtm_stats rtm_halffit_stats(const rtm_halffit *h)
 
 size_t rtm_halffit_control_size(void) { return hf_ctrl_bytes(); }
 
-size_t rtm_halffit_min_region(void) { return 7u + rtm_halffit_control_size() + HF_UNIT; }
+/* 15 bytes to align the control, one block unit and the sentinel's. */
+size_t rtm_halffit_min_region(void) { return 15u + rtm_halffit_control_size() + 2u * HF_UNIT; }
 
 size_t rtm_halffit_block_size(size_t size)
 {
@@ -330,54 +431,57 @@ size_t rtm_halffit_arena_size(size_t max_live_bytes, size_t max_request)
         RTM_SET_ERRNO(RTM_EINVAL);
         return 0;
     }
-    size_t levels = (size_t)hf_order_for(max_request) + 1u;
-    size_t fixed = 7u + rtm_halffit_control_size();
-    if (m > (SIZE_MAX - fixed) / levels) {
+    size_t levels = 2u * ((size_t)hf_order_for(max_request) + 1u);
+    size_t fixed = 15u + rtm_halffit_control_size() + HF_UNIT;
+    if (m > (SIZE_MAX - fixed) / levels || ((levels * m) >> HF_LOG2U) > HF_MAX_UNITS) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return 0;
     }
     return fixed + levels * m;
 }
 
-/* Cuts the arena into the blocks of its binary expansion, largest first at
- * the lowest offsets: each offset is then a sum of larger powers of two, so
- * every block is naturally aligned and the last ones have no buddy inside
- * the arena. One block per set bit of the unit count. */
+/* One free block over the whole arena, and the sentinel after it. */
 static void format(rtm_halffit *h)
 {
-    for (unsigned k = 0; k < HF_ORDERS; k++)
-        h->heads[k] = 0;
+    for (unsigned c = 0; c < HF_CLASSES; c++) {
+        h->lists[c].prev = hf_sentinel(c);
+        h->lists[c].next = hf_sentinel(c);
+    }
     h->bitmap = 0;
-    h->free_units = 0;
-    h->free_blocks = 0;
+    h->reserved = 0;
+    h->shim_bytes = 0;
     h->used_units = 0;
     h->live_blocks = 0;
-    h->peak_used = 0;
+    h->peak_mark = 0;
     h->failed_allocs = 0;
-    size_t o = 0;
-    for (unsigned k = HF_MAX_ORDER + 1u; k-- > 0;) {
-        if ((h->arena_units >> k) & 1u) {
-            list_push(h, o, k);
-            o += HF_UNIT << k;
-        }
-    }
+    size_t units = h->arena_units;
+    hf_header *b = hf_block(h, 0);
+    b->units = (uint32_t)units;
+    b->prev_units = 0;
+    b->state = HF_FREE;
+    b->order = 0;
+    hf_header *end = hf_block(h, units << HF_LOG2U);
+    end->units = 1;
+    end->prev_units = (uint32_t)units;
+    end->state = HF_END;
+    end->order = 0;
+    list_push(h, b, hf_class((uint32_t)units));
+    h->free_blocks = 1;
 }
 
 rtm_halffit *rtm_halffit_create(void *mem, size_t bytes)
 {
-    /* mem + bytes must not wrap: format() writes a header at the start of
-     * every block of the arena the size describes. */
+    /* mem + bytes must not wrap: format() writes the sentinel at the end. */
     if (mem == NULL || bytes < rtm_halffit_min_region() || bytes > UINTPTR_MAX - (uintptr_t)mem) {
         RTM_SET_ERRNO(RTM_EINVAL);
         return NULL;
     }
-    size_t lost = (size_t)((8u - (uintptr_t)mem % 8u) % 8u);
+    size_t lost = (size_t)((16u - (uintptr_t)mem % 16u) % 16u);
     rtm_halffit *h = (rtm_halffit *)(uintptr_t)((char *)mem + lost);
-    size_t units = hf_units_for(bytes, lost);
     h->kind = RTM_KIND_HALFFIT;
     h->lost = (uint32_t)lost;
     h->region_bytes = bytes;
-    h->arena_units = units;
+    h->arena_units = hf_units_for(bytes, lost);
     format(h);
     return h;
 }

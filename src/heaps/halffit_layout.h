@@ -2,7 +2,7 @@
 /*
  * heaps/halffit_layout.h -- the half-fit heap's in-memory layout and the
  * tiny accessors halffit.c and halffit_check.c share. Private to those two
- * files. Layout and invariants: the top of heaps/halffit.c.
+ * files. Layout, invariants and the bound: the top of heaps/halffit.c.
  */
 #ifndef RTM_HEAPS_HALFFIT_LAYOUT_H
 #define RTM_HEAPS_HALFFIT_LAYOUT_H
@@ -12,23 +12,36 @@
 
 #define HF_HDR       ((size_t)RTM_HALFFIT_HEADER_BYTES)
 #define HF_UNIT      RTM_HALFFIT_MIN_BLOCK
-#define HF_LOG2U     (sizeof(ptrdiff_t) > 4u ? 5u : 4u)
+#define HF_LOG2U     5u
 #define HF_MAX_ORDER RTM_HALFFIT_MAX_ORDER
-#define HF_ORDERS    58u /* lists: enough for the 64-bit HF_MAX_ORDER */
+#define HF_CLASSES   32u /* lists: one per class floor(log2 units), 0..31 */
 
-/* Header states: two unlikely words, so that a stray pointer whose "header"
- * is user data is refused as foreign rather than taken for a block. */
-#define HF_USED 0x55534544u /* "DESU" */
-#define HF_FREE 0x46524545u /* "EERF" */
+/* Header states: unlikely words, so that a stray pointer whose "header" is
+ * user data is refused as foreign rather than taken for a block. */
+#define HF_USED 0x55534544u /* "DESU": a live block                        */
+#define HF_FREE 0x46524545u /* "EERF": a free fragment (or a stale header) */
+#define HF_SHIM 0x4d494853u /* "SHIM": in front of an over-aligned payload */
+#define HF_END  0x21444e45u /* "END!": the sentinel after the last block   */
 
-/* Every block, used or free, starts with this. */
+/* Every block, used or free, starts with this (16 bytes, so payloads are
+ * 16-aligned: the arena starts 16-aligned and blocks are 32-byte units).
+ * A shim (aligned_alloc) has the same shape: units = bytes from its block's
+ * header to the shim, state HF_SHIM. */
 typedef struct hf_header {
-    uint32_t order; /* block is HF_UNIT << order bytes       */
-    uint32_t state; /* HF_USED or HF_FREE; anything else: not a block */
+    uint32_t units;      /* block size in units (live: all it holds)       */
+    uint32_t prev_units; /* size of the block before it; 0 for the first   */
+    uint32_t state;      /* HF_USED, HF_FREE, HF_SHIM or HF_END            */
+    uint32_t order;      /* live: bits 0..4 the request's order r; for an
+                            aligned_alloc(), bits 5..9 log2(alignment) and
+                            bits 10..31 the payload's distance from the
+                            usual one in 16-byte steps; free: unused      */
 } hf_header;
 
-/* A free block's links follow its header: offsets from the control
- * structure (0 = none), so the heap survives being moved. */
+/* A free block's list links follow its header. A link is the offset of a
+ * node's header from the control structure, so the heap survives being
+ * moved. The lists are circular through a sentinel node per class in the
+ * control structure (its link is the offset its "header" would have), so
+ * unlinking and pushing need no test for the list's ends. */
 typedef struct hf_links {
     ptrdiff_t prev;
     ptrdiff_t next;
@@ -38,39 +51,61 @@ _Static_assert(sizeof(hf_header) == RTM_HALFFIT_HEADER_BYTES, "header size is pu
 _Static_assert(sizeof(hf_header) + sizeof(hf_links) <= RTM_HALFFIT_MIN_BLOCK,
                "a free block holds its header and links");
 _Static_assert(((size_t)1 << HF_LOG2U) == RTM_HALFFIT_MIN_BLOCK, "unit is 2^HF_LOG2U");
-_Static_assert(HF_ORDERS > RTM_HALFFIT_MAX_ORDER, "one list per order");
-_Static_assert(HF_ORDERS <= 64u, "the bitmap is one 64-bit word");
+_Static_assert(HF_CLASSES > RTM_HALFFIT_MAX_ORDER, "one list per class");
 
 struct rtm_halffit {
-    uint32_t kind;              /* RTM_KIND_HALFFIT (core/internal.h) */
-    uint32_t lost;              /* bytes skipped to align the control (0..7)  */
+    uint32_t kind;              /* RTM_KIND_HALFFIT (core/internal.h)          */
+    uint32_t lost;              /* bytes skipped to align the control (0..15)  */
     size_t region_bytes;        /* bytes given by the caller                  */
-    size_t arena_units;         /* arena size in HF_UNIT                       */
-    size_t free_units;          /* units in free blocks                        */
-    size_t free_blocks;         /* free blocks (all lists)                     */
-    size_t used_units;          /* units in live blocks                        */
-    size_t live_blocks;         /* live blocks                                 */
-    size_t peak_used;           /* highest used bytes since create or reset    */
+    size_t arena_units;         /* units of blocks (the sentinel excluded)    */
+    size_t used_units;          /* units held by live blocks                   */
     size_t failed_allocs;       /* ENOMEM refusals                             */
-    uint64_t bitmap;            /* bit k set iff list k is non-empty           */
-    ptrdiff_t heads[HF_ORDERS]; /* first free block of order k, 0 = none */
+    size_t live_blocks;         /* live blocks                                 */
+    size_t peak_mark;           /* highest used bytes since create or reset,
+                                   plus shim_bytes (so that alloc compares it
+                                   with used bytes before shims, see
+                                   hf_peak_used())                            */
+    size_t free_blocks;         /* free blocks (all lists)                     */
+    uint32_t bitmap;            /* bit c set iff list c is non-empty           */
+    uint32_t reserved;          /* 0                                           */
+    size_t shim_bytes;          /* live aligned payloads' distances from the
+                                   usual payload (bytes not usable)           */
+    hf_links lists[HF_CLASSES]; /* list c's sentinel node: a circular list  */
 };
 
-/* The arena starts right after the control structure. */
-static inline size_t hf_ctrl_bytes(void) { return (sizeof(rtm_halffit) + 7u) & ~(size_t)7u; }
+/* The arena starts right after the control structure, 16-aligned. */
+static inline size_t hf_ctrl_bytes(void) { return (sizeof(rtm_halffit) + 15u) & ~(size_t)15u; }
 static inline char *hf_ctrl(const rtm_halffit *h) { return (char *)(uintptr_t)h; }
 static inline char *hf_base(const rtm_halffit *h) { return hf_ctrl(h) + hf_ctrl_bytes(); }
 
-/* Arena offsets (o, from base) versus link offsets (from the control). */
-static inline ptrdiff_t hf_off_from_ctrl(const rtm_halffit *h, size_t o)
+/* List links are offsets from the link origin, 16 bytes before list 0's
+ * sentinel: a node's link is its header's address minus the origin, so the
+ * sentinel of list c (its links where a header's links would be) has the
+ * link c * 16, and every block's link is above HF_CLASSES * 16. */
+static inline char *hf_origin(const rtm_halffit *h)
 {
-    (void)h;
-    return (ptrdiff_t)(o + hf_ctrl_bytes());
+    return hf_ctrl(h) + offsetof(rtm_halffit, lists) - HF_HDR;
 }
-static inline size_t hf_off_in_arena(const rtm_halffit *h, ptrdiff_t link)
+static inline ptrdiff_t hf_sentinel(unsigned c)
 {
-    (void)h;
-    return (size_t)link - hf_ctrl_bytes();
+    return (ptrdiff_t)c * (ptrdiff_t)sizeof(hf_links);
+}
+/* Arena byte offsets (o, from base) versus links. */
+static inline ptrdiff_t hf_link_of(size_t o)
+{
+    return (ptrdiff_t)(o + hf_ctrl_bytes() + HF_HDR - offsetof(rtm_halffit, lists));
+}
+static inline size_t hf_off_in_arena(ptrdiff_t link)
+{
+    return (size_t)link + offsetof(rtm_halffit, lists) - HF_HDR - hf_ctrl_bytes();
+}
+static inline ptrdiff_t hf_node_link(const rtm_halffit *h, const hf_header *b)
+{
+    return (const char *)b - hf_origin(h);
+}
+static inline hf_header *hf_node(const rtm_halffit *h, ptrdiff_t link)
+{
+    return (hf_header *)(uintptr_t)(hf_origin(h) + link);
 }
 
 static inline hf_header *hf_block(const rtm_halffit *h, size_t o)
@@ -83,38 +118,58 @@ static inline hf_links *hf_link(const rtm_halffit *h, size_t o)
 }
 static inline hf_links *hf_link_at(const rtm_halffit *h, ptrdiff_t link)
 {
-    return (hf_links *)(uintptr_t)(hf_ctrl(h) + link + HF_HDR);
+    return (hf_links *)(uintptr_t)(hf_origin(h) + link + HF_HDR);
 }
 
-/* The order whose block holds size + header; above HF_MAX_ORDER when none
- * does (huge sizes do not wrap). */
+/* The order r whose 2^r units hold size + header; above HF_MAX_ORDER when
+ * none does (huge sizes do not wrap). */
 static inline unsigned hf_order_for(size_t size)
 {
     if (size > ((HF_UNIT << HF_MAX_ORDER) - HF_HDR))
         return HF_MAX_ORDER + 1u;
-    size_t need = size + HF_HDR;
-    if (need <= HF_UNIT)
-        return 0;
-    return rtm_fls_size(need - 1u) + 1u - HF_LOG2U;
+    /* fls(need - 1) + 1 - log2(unit) for need = size + header > unit */
+    return rtm_fls_size((size + HF_HDR - 1u) | (HF_UNIT - 1u)) + 1u - HF_LOG2U;
 }
+
+/* The list of a free block of `units` units: floor(log2 units). */
+static inline unsigned hf_class(uint32_t units) { return rtm_fls32(units); }
 
 /* Usable bytes (block minus header) summed over live and free blocks. */
 static inline size_t hf_used_bytes(const rtm_halffit *h)
 {
+    return (h->used_units << HF_LOG2U) - h->live_blocks * HF_HDR - h->shim_bytes;
+}
+/* Used bytes before the aligned payloads' shifts: what alloc compares
+ * with peak_mark; and the peak itself. */
+static inline size_t hf_raw_used(const rtm_halffit *h)
+{
     return (h->used_units << HF_LOG2U) - h->live_blocks * HF_HDR;
 }
+static inline size_t hf_peak_used(const rtm_halffit *h) { return h->peak_mark - h->shim_bytes; }
+/* A live header's order and aligned-payload distance (bytes). */
+static inline unsigned hf_live_order(const hf_header *b) { return b->order & 31u; }
+static inline unsigned hf_live_align_log2(const hf_header *b) { return (b->order >> 5) & 31u; }
+static inline size_t hf_live_shift(const hf_header *b) { return (size_t)(b->order >> 10) << 4; }
+static inline size_t hf_used_units(const rtm_halffit *h) { return h->used_units; }
 static inline size_t hf_free_bytes(const rtm_halffit *h)
 {
-    return (h->free_units << HF_LOG2U) - h->free_blocks * HF_HDR;
+    return ((h->arena_units - hf_used_units(h)) << HF_LOG2U) - h->free_blocks * HF_HDR;
 }
 
-/* The arena size create gives a region of `bytes` after skipping `lost`:
- * capped so that every link (control + offset) fits in a ptrdiff_t. */
+/* The largest arena create makes: every size fits the 32-bit header fields
+ * and every class is at most HF_MAX_ORDER. */
+#define HF_MAX_UNITS (((size_t)1 << (HF_MAX_ORDER + 1u)) - 1u)
+
+/* The block units create gives a region of `bytes` after skipping `lost`:
+ * everything after the control structure in whole units, minus the
+ * one-unit sentinel, capped at HF_MAX_UNITS. 0 when nothing is left. */
 static inline size_t hf_units_for(size_t bytes, size_t lost)
 {
     size_t units = (bytes - lost - hf_ctrl_bytes()) >> HF_LOG2U;
-    size_t cap = ((size_t)1 << (HF_MAX_ORDER + 1u)) - 64u;
-    return units > cap ? cap : units;
+    if (units < 2u)
+        return 0;
+    units--;
+    return units > HF_MAX_UNITS ? HF_MAX_UNITS : units;
 }
 
 #endif /* RTM_HEAPS_HALFFIT_LAYOUT_H */

@@ -19,10 +19,10 @@
  *         it was (strong guarantee), the heap consistent, failed_allocs
  *         counted; after freeing, allocation works again;
  *       - an alignas(64) type in a vector: every element at a multiple of
- *         64 where the algorithm aligns (tlsf, heapmem, slab, buddy; the
- *         pool at a region start where its blocks are 64-aligned),
- *         std::bad_alloc with ENOTSUP where it cannot (halffit; the pool
- *         at a start where they are not), the heap consistent either way;
+ *         64 where the algorithm aligns (tlsf, halffit, heapmem, slab,
+ *         buddy; the pool at a region start where its blocks are
+ *         64-aligned), std::bad_alloc with ENOTSUP where it cannot (the
+ *         pool at a start where they are not), the heap consistent either way;
  *       - direct resource calls at alignments 1 .. 4096: served and aligned
  *         up to what the algorithm documents, else refused with ENOTSUP;
  *       - propagation: move assignment and swap carry the heap with the
@@ -82,7 +82,7 @@ struct algorithm {
 };
 
 const algorithm algorithms[] = {
-    {"tlsf", "tlsf", true, 4096, true},       {"halffit", "halffit", true, 8, true},
+    {"tlsf", "tlsf", true, 4096, true},       {"halffit", "halffit", true, 65536, true},
     {"heapmem", "heapmem", true, 512, true},  {"slab", "slab", true, 512, false},
     {"buddy", "buddy:64", true, 64, true},    {"pool", "pool:256", false, 0, true},
     {"xvmalloc", "xvmalloc", false, 8, true}, /* no block above a page: small workloads */
@@ -555,7 +555,7 @@ void test_resource_alignments()
         mr.deallocate(p, bytes, align);
     }
     if (current->align == 8)
-        CHECK(any_refused); /* halffit: ENOTSUP above 8 */
+        CHECK(any_refused); /* xvmalloc: ENOTSUP above 8 */
     check_heap_empty(heap.get(), "alignments");
 }
 

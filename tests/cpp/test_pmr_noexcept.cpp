@@ -14,7 +14,8 @@
  *  - rtmem::allocator<T>::allocate(n): bytes n * sizeof(T), alignof(T);
  *  - a std::pmr::vector growing until the heap is full: the handler runs
  *    (from inside push_back) with ENOMEM;
- *  - an alignas(64) type on halffit: alignment 64 and ENOTSUP;
+ *  - an alignas(64) type on xvmalloc: alignment 64 and ENOTSUP (half-fit
+ *    serves alignments up to 64 KiB since issue 13);
  *  - an allocator count whose byte size overflows: the handler;
  *  - a handler that returns: SIGABRT;
  *  - no handler: SIGABRT, and stderr names the request;
@@ -173,10 +174,10 @@ struct alignas(64) wide {
     int v;
 };
 
-void overaligned_on_halffit()
+void overaligned_on_xvmalloc()
 {
     std::error_code ec;
-    rtmem::heap h("halffit", region_a, sizeof region_a, ec);
+    rtmem::heap h("xvmalloc", region_a, sizeof region_a, ec);
     rtmem::set_allocation_failure_handler(exiting_handler);
     want_bytes = 4 * sizeof(wide);
     want_alignment = 64;
@@ -262,7 +263,7 @@ int main()
     expect_handler("resource: request larger than the heap", resource_too_large);
     expect_handler("allocator: request larger than the heap", allocator_too_large);
     expect_handler("pmr::vector growing until the heap is full", vector_until_full);
-    expect_handler("alignas(64) on halffit (ENOTSUP)", overaligned_on_halffit);
+    expect_handler("alignas(64) on xvmalloc (ENOTSUP)", overaligned_on_xvmalloc);
     expect_handler("allocator count overflowing size_t", count_overflows);
     expect_abort("handler that returns", handler_returns, "handler returned");
     expect_abort("no handler (the default)", default_handler,

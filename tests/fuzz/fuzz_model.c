@@ -31,9 +31,10 @@
  * while no live block has covered their old header since, and other
  * pointers only when the word below them is a header no used block can
  * have (FREE set, or a span below the minimum or beyond all its memory);
- * half-fit reads an 8-byte header below a unit-aligned pointer and
- * documents "a header that is not a used block's" as what it detects, so
- * it is not sent pointers whose word below holds the used-block mark.
+ * half-fit reads a 16-byte header below a 16-aligned pointer and
+ * documents "a header that is not a used block's (or an aligned payload's
+ * shim)" as what it detects, so it is not sent pointers whose state word
+ * (8 bytes below) holds the used-block or the shim mark.
  * xvmalloc, the same way: its used tag is a mark XOR the block's unit
  * offset in its page, so it is not sent pointers whose word below could be
  * any block's used tag (src/heaps/xvmalloc_layout.h).
@@ -886,8 +887,11 @@ static int may_send(const model *m, const unsigned char *t)
         size_t span = w & SPAN_MASK;
         return (w & BLOCK_FREE) != 0 || span < MIN_SPAN || span > m->arena + 64u;
     }
-    case GUARD_HALFFIT:
-        return w != HF_USED;
+    case GUARD_HALFFIT: /* the state word, 8 bytes below */
+        if (a < (uintptr_t)r->mem + 16u)
+            return 1;
+        memcpy(&w, t - 8, sizeof w);
+        return w != HF_USED && w != HF_SHIM;
     case GUARD_XV: /* any used tag: XV_USED ^ an offset below 8192 units */
         return ((w ^ XV_USED) >> 13) != 0;
     default:

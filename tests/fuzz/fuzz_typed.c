@@ -373,13 +373,17 @@ static void test_halffit(fz_in *in)
     if (blk != halffit_block_expected(max_req))
         fail("rtm_halffit_block_size(%zu) = %zu, expected %zu", max_req, blk,
              halffit_block_expected(max_req));
-    /* The header's formula: (1 + log2(B / MIN_BLOCK)) * M + control + 7,
-     * M = max_live rounded down to MIN_BLOCK; 0 when M < B or it wraps. */
+    /* The header's formula: 2 (1 + log2(B / MIN_BLOCK)) * M + MIN_BLOCK +
+     * control + 15, M = max_live rounded down to MIN_BLOCK; 0 when M < B,
+     * it wraps, or the arena exceeds 2^(MAX_ORDER + 1) - 1 units. */
     size_t m = max_live & ~(RTM_HALFFIT_MIN_BLOCK - 1u);
     size_t want = 0;
     if (blk != 0 && m >= blk) {
-        u128 levels = 1u + log2_floor(blk / RTM_HALFFIT_MIN_BLOCK);
-        want = u128_to_size(levels * m + rtm_halffit_control_size() + 7u);
+        u128 levels = 2u * (1u + log2_floor(blk / RTM_HALFFIT_MIN_BLOCK));
+        u128 arena = levels * m;
+        u128 max_units = ((u128)1 << (RTM_HALFFIT_MAX_ORDER + 1u)) - 1u;
+        if (arena / RTM_HALFFIT_MIN_BLOCK <= max_units)
+            want = u128_to_size(arena + RTM_HALFFIT_MIN_BLOCK + rtm_halffit_control_size() + 15u);
     }
     errno = 0;
     size_t got = rtm_halffit_arena_size(max_live, max_req);

@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * tests/hardening/test_harden_halffit.c -- issue 12, case 2: a second free
- * of a half-fit block that has already merged into its free lower buddy.
- * Before the fix the absorbed block's own header still said "used", so the
- * second free was accepted: the block went onto a free list while being part
- * of the merged block, and one block was later handed out twice.
+ * of a half-fit block that has already merged into its free left
+ * neighbour. Before the fix the absorbed block's own header still said
+ * "used", so the second free was accepted: the block went onto a free list
+ * while being part of the merged block, and one block was later handed out
+ * twice.
  *
- *   merged   b freed after its lower buddy a (b merges into a), with and
- *            without a cascade into further buddies; then free(b) again
+ *   merged   b freed after its left neighbour a (b merges into a), with and
+ *            without its right neighbour c free too (b then merges both
+ *            ways, c's header absorbed as well); then free(b) again
  *            (typed, generic and realloc): refused, reported as
  *            RTM_ERR_DOUBLE_FREE, errno EINVAL, heap and stats unchanged,
  *            the check passing, and every unit handed out exactly once.
@@ -31,10 +33,11 @@
 #define U   RTM_HALFFIT_MIN_BLOCK
 #define HDR RTM_HALFFIT_HEADER_BYTES
 
-/* A heap whose arena is exactly `units` units (a power of two: one block). */
+/* A heap whose arena is exactly `units` units (one free block; the region
+ * is 64-aligned, so nothing is lost to alignment) and the sentinel unit. */
 static rtm_halffit *make(test_region *r, size_t units)
 {
-    *r = region_malloc(rtm_halffit_control_size() + units * U, 0);
+    *r = region_malloc(rtm_halffit_control_size() + (units + 1u) * U, 0);
     rtm_halffit *h = rtm_halffit_create(r->mem, r->bytes);
     REQUIRE(h != NULL);
     REQUIRE(rtm_halffit_stats(h).largest_free == units * U - HDR);
@@ -97,8 +100,9 @@ static void expect_each_unit_once(rtm_halffit *h, size_t units)
     free(p);
 }
 
-/* b (order 2) merges into its free lower buddy a; `cascade` also frees the
- * order-3 block above first, so the merge goes on one more level. */
+/* b (4 units) merges into its free left neighbour a; `cascade` also frees
+ * c (8 units, with the rest of the arena behind it) first, so that b's free
+ * merges both ways. */
 static void merged_case(int cascade)
 {
     test_region r;
@@ -107,7 +111,7 @@ static void merged_case(int cascade)
     char *a = rtm_halffit_alloc(h, 4 * U - HDR), *b = rtm_halffit_alloc(h, 4 * U - HDR);
     char *c = rtm_halffit_alloc(h, 8 * U - HDR);
     REQUIRE(a != NULL && b != NULL && c != NULL);
-    REQUIRE(b - a == (ptrdiff_t)(4 * U) && c - a == (ptrdiff_t)(8 * U)); /* buddies */
+    REQUIRE(b - a == (ptrdiff_t)(4 * U) && c - a == (ptrdiff_t)(8 * U)); /* neighbours */
     if (cascade)
         CHECK_EQ(rtm_halffit_free(h, c), 0);
     CHECK_EQ(rtm_halffit_free(h, a), 0);
@@ -139,7 +143,7 @@ static void test_stale(void)
     CHECK_EQ(rtm_halffit_free(h, a), 0);
     CHECK_EQ(rtm_halffit_free(h, b), 0); /* the whole arena merges back */
     /* The merged block again, live: b's old header is inside its payload.
-     * The user fills the payload but for those 8 bytes. */
+     * The user fills the payload but for those 16 bytes. */
     char *big = rtm_halffit_alloc(h, 8 * U - HDR);
     REQUIRE(big == a);
     size_t usable = rtm_halffit_usable_size(h, big);

@@ -5,11 +5,12 @@
  * generic API's "halffit" is wired by another change).
  *
  * Flags: the half-fit heap promises the whole rtmem contract
- * (RIG_RTMEM_CONTRACT), and more: largest_free is always the biggest free
- * block's usable size (any free block can be taken whole, and the bitmap's
- * highest bit names it), so RIG_LARGEST_IS_BIGGEST; and aligned_alloc
- * refuses alignments above RTM_ALIGN with ENOTSUP (RIG_ALIGN_ENOTSUP).
- * The per-block overhead told to the rig is the 8-byte header.
+ * (RIG_RTMEM_CONTRACT). Not RIG_LARGEST_IS_BIGGEST: largest_free is what
+ * alloc grants, (MIN_BLOCK << c) - header for the highest non-empty class
+ * c, and a free block of that class may hold up to twice as much. Every
+ * alignment the rig draws (up to 4096) is served, so no RIG_ALIGN_ENOTSUP.
+ * Plain payloads are 16-aligned; the per-block overhead told to the rig is
+ * the 16-byte header.
  *
  * Cases: heaps from a few blocks to megabytes, odd start addresses, checked
  * runs (check after every step) and long unchecked ones. Seeds are fixed;
@@ -54,9 +55,9 @@ static rig_ops rig_ops_halffit(rtm_halffit *h)
     ops.stats = hf_stats;
     ops.check = hf_check;
     ops.walk = hf_walk;
-    ops.alignment = RTM_ALIGN;
+    ops.alignment = 16u;
     ops.block_overhead = RTM_HALFFIT_HEADER_BYTES;
-    ops.flags = RIG_RTMEM_CONTRACT | RIG_LARGEST_IS_BIGGEST | RIG_ALIGN_ENOTSUP;
+    ops.flags = RIG_RTMEM_CONTRACT;
     return ops;
 }
 

@@ -191,12 +191,88 @@ static int buddy_fail(wcet_heap *w)
 
 /* --- halffit -------------------------------------------------------------- */
 
-/* The only free block has 2^j units of 32 bytes (usable 32 * 2^j - 8). */
+/* Half-fit (one split per alloc, at most two neighbour merges per free):
+ * per class j, the smallest block cut from a free block of 2^j units (the
+ * deepest split) and freed back (merging with the rest), the whole block;
+ * a class-j block of 2^(j+1) - 1 units handed out whole to an order-j
+ * request; and frees merging with none, the left, the right or both
+ * neighbours, the neighbours alone in their lists or in list middles. */
+enum {
+    HF_WHOLE_ODD = 4,
+    HF_WHOLE_ODD_FREE,
+    HF_M_NONE,
+    HF_M_LEFT,
+    HF_M_RIGHT,
+    HF_M_BOTH_ALONE,
+    HF_M_BOTH_MIDDLE
+};
+static const char *const hf_merge_cases[] = {
+    "free, both neighbours used (pushed on an empty list)", "free merging the left neighbour",
+    "free merging the right neighbour", "free merging both neighbours, each alone in its list",
+    "free merging both neighbours, each in the middle of its list"};
+
+static void describe_chain(char *buf, size_t len, const char *unit, unsigned v);
+static const char *pick(const char *const *names, size_t n, unsigned i);
+
+static size_t hf_usable(size_t units) { return units * HF_UNIT - RTM_HALFFIT_HEADER_BYTES; }
+
+/* Consecutive raw allocations of `usable` bytes must be address neighbours. */
+static int hf_row(wcet_heap *w, size_t usable, void **out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        out[i] = wcet_raw_alloc(w, usable);
+        REQUIRE(out[i] != NULL, "halffit: no block of %zu bytes", usable);
+        if (i > 0)
+            REQUIRE((char *)out[i] - (char *)out[i - 1] ==
+                        (ptrdiff_t)(usable + RTM_HALFFIT_HEADER_BYTES),
+                    "halffit: blocks are not neighbours");
+    }
+    return 0;
+}
+
+static int halffit_merges(wcet_heap *w, unsigned r)
+{
+    size_t u = (size_t)1 << r, use = hf_usable(u), use2 = hf_usable(2 * u);
+    void *b[12], *p;
+    /* none, then both in list middles: [P0 A B C P1 D P2 E P3 F P4 G(2u) P5] */
+    TRY(wcet_heap_with_free(w, hf_usable(64 * u)));
+    TRY(hf_row(w, use, b, 11));
+    REQUIRE((b[11] = wcet_raw_alloc(w, use2)) != NULL, "halffit: no block");
+    REQUIRE((p = wcet_raw_alloc(w, use)) != NULL, "halffit: no block");
+    TRY(must_free(w, SC_HF_CHAIN, V(HF_M_NONE, r), use, b[5]));
+    wcet_raw_free(w, b[7]);
+    wcet_raw_free(w, b[11]);
+    wcet_raw_free(w, b[1]);
+    wcet_raw_free(w, b[3]);
+    wcet_raw_free(w, b[9]); /* list r: b9 b3 b1 b7 b5 */
+    TRY(must_free(w, SC_HF_CHAIN, V(HF_M_BOTH_MIDDLE, r), use, b[2]));
+    REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
+    /* both alone: [P0 A(u) B(u) C(2u) P1] */
+    TRY(wcet_heap_with_free(w, hf_usable(64 * u)));
+    TRY(hf_row(w, use, b, 3));
+    REQUIRE((b[3] = wcet_raw_alloc(w, use2)) != NULL, "halffit: no block");
+    REQUIRE((char *)b[3] - (char *)b[2] == (ptrdiff_t)(u * HF_UNIT), "halffit: not neighbours");
+    REQUIRE((b[4] = wcet_raw_alloc(w, use)) != NULL, "halffit: no block");
+    wcet_raw_free(w, b[1]);
+    wcet_raw_free(w, b[3]);
+    TRY(must_free(w, SC_HF_CHAIN, V(HF_M_BOTH_ALONE, r), use, b[2]));
+    REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
+    /* left and right: [P0 A B P1 C D P2] */
+    TRY(wcet_heap_with_free(w, hf_usable(64 * u)));
+    TRY(hf_row(w, use, b, 7));
+    wcet_raw_free(w, b[1]);
+    TRY(must_free(w, SC_HF_CHAIN, V(HF_M_LEFT, r), use, b[2]));
+    wcet_raw_free(w, b[5]);
+    TRY(must_free(w, SC_HF_CHAIN, V(HF_M_RIGHT, r), use, b[4]));
+    REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
+    return 0;
+}
+
 static int halffit_chain(wcet_heap *w, const wcet_config *cfg)
 {
     unsigned top = TOP_LOG2 - 5u;
     for (unsigned j = 0; j <= top; j += cfg->quick && j + 4 < top ? 4u : 1u) {
-        size_t usable = ((size_t)HF_UNIT << j) - RTM_HALFFIT_HEADER_BYTES;
+        size_t usable = hf_usable((size_t)1 << j);
         void *p;
         TRY(wcet_heap_with_free(w, usable));
         REQUIRE(wcet_raw_stats(w).largest_free == usable, "halffit: not one block of 2^%u", j);
@@ -205,14 +281,42 @@ static int halffit_chain(wcet_heap *w, const wcet_config *cfg)
         TRY(must_alloc(w, SC_HF_CHAIN, V(CHAIN_WHOLE, j), usable, &p));
         TRY(must_free(w, SC_HF_CHAIN, V(CHAIN_WHOLE_FREE, j), usable, p));
         REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
+        if (j == 0 || j >= top)
+            continue;
+        /* a class-j block of 2^(j+1) - 1 units: an order-j request takes it whole */
+        size_t odd = hf_usable(((size_t)2 << j) - 1u);
+        TRY(wcet_heap_with_free(w, odd));
+        REQUIRE(wcet_raw_stats(w).largest_free == usable, "halffit: not one class-%u block", j);
+        TRY(must_alloc(w, SC_HF_CHAIN, V(HF_WHOLE_ODD, j), usable, &p));
+        REQUIRE(wcet_raw_stats(w).free_bytes == 0, "halffit: class-%u block not taken whole", j);
+        TRY(must_free(w, SC_HF_CHAIN, V(HF_WHOLE_ODD_FREE, j), usable, p));
+        REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
     }
+    static const unsigned merge_orders[] = {0, 5, 12, 20};
+    for (size_t i = 0; i < ARRAY_LEN(merge_orders); i++)
+        TRY(halffit_merges(w, merge_orders[i]));
     return 0;
+}
+
+static void describe_halffit(char *buf, size_t len, unsigned v)
+{
+    unsigned c = V_CASE(v), j = V_PARAM(v);
+    if (c < HF_WHOLE_ODD)
+        describe_chain(buf, len, "units of 32 bytes", v);
+    else if (c == HF_WHOLE_ODD)
+        snprintf(buf, len, "the only free block has 2^%u - 1 units (class %u): taken whole", j + 1u,
+                 j);
+    else if (c == HF_WHOLE_ODD_FREE)
+        snprintf(buf, len, "a whole class-%u block of 2^%u - 1 units freed (no merge)", j, j + 1u);
+    else
+        snprintf(buf, len, "blocks of 2^%u units: %s", j,
+                 pick(hf_merge_cases, ARRAY_LEN(hf_merge_cases), c - HF_M_NONE));
 }
 
 static int halffit_fail(wcet_heap *w)
 {
     void *p, *q;
-    size_t usable = ((size_t)HF_UNIT << 12) - RTM_HALFFIT_HEADER_BYTES;
+    size_t usable = hf_usable((size_t)1 << 12);
     TRY(wcet_heap_with_free(w, usable));
     TRY(must_fail(w, SC_HF_FAIL, FAIL_TOO_BIG, usable + 1));
     TRY(must_fail(w, SC_HF_FAIL, FAIL_SIZE_MAX, SIZE_MAX));
@@ -787,7 +891,7 @@ int wcet_rtm_describe(char *buf, size_t len, unsigned sc, unsigned v, uint64_t s
         describe_chain(buf, len, "pages", v);
         return 1;
     case SC_HF_CHAIN:
-        describe_chain(buf, len, "units of 32 bytes", v);
+        describe_halffit(buf, len, v);
         return 1;
     case SC_SLAB_LARGE:
         describe_chain(buf, len, "pages (large block)", v);
