@@ -2,26 +2,36 @@
 # Valgrind and ASan tracking of rtm heaps (src/core/track.h, issue 17.3).
 #
 # RTMEM_VALGRIND=ON: valgrind client requests (needs <valgrind/memcheck.h>,
-# Debian: valgrind or valgrind-dev). RTMEM_SANITIZE with "address" and
-# RTMEM_ASAN_TRACKING=ON: manual ASan poisoning. Nothing otherwise.
+# Debian: valgrind or valgrind-dev). RTMEM_SANITIZE with "address" (and
+# RTMEM_ASAN_TRACKING, ON by default): manual ASan poisoning. Nothing
+# otherwise: a plain build compiles the same code as without this file.
 #
 # Under ASan the files that read and write the heaps' own (poisoned)
 # headers and free blocks are compiled without ASan instrumentation, with
 # their __builtin_memcpy/memset replaced by uninstrumented loops
 # (src/core/track_builtins.h) and without the loop-to-memset rewrite, which
 # would reach ASan's checking memset. Those files: the allocator cores
-# of the generic kinds (src/heaps/) and the generic layer (core/heap.c,
-# core/track.c). Source properties are per directory, so they are set for
+# of the generic kinds (src/heaps/), the generic layer (core/heap.c,
+# core/track.c) and the locked and shared layers (src/shared/), which read
+# the first word of any handle they are given to tell a guarded heap from
+# a plain one (rtm_shared_close of a plain heap reads its poisoned control
+# structure). Source properties are per directory, so they are set for
 # every directory that compiles RTMEM_SOURCES (rtmem_track_sources below,
 # called after tests/ and tools/ are added).
 if(RTMEM_VALGRIND AND RTMEM_SANITIZE MATCHES "address")
   message(FATAL_ERROR "RTMEM_VALGRIND and RTMEM_SANITIZE=address exclude each other "
                       "(valgrind does not run ASan-instrumented programs)")
 endif()
-# ASan tracking is opt-in for now: the existing suite uses heaps in ways the
-# tracking reports (typed calls on generic heaps, whole usable sizes, error
-# handler call counts), so it is not on by default in the ASan stage yet.
-option(RTMEM_ASAN_TRACKING "With RTMEM_SANITIZE=address: ASan sees rtm blocks" OFF)
+# ASan tracking is on by default whenever RTMEM_SANITIZE contains "address"
+# (the option means nothing otherwise), so every ASan build, CI's included,
+# reports a user's overflow past an rtm block or read of a freed one.
+# -DRTMEM_ASAN_TRACKING=OFF gives the other trade: the allocator sources are
+# then instrumented like the rest, so ASan checks the heaps' own accesses
+# (an allocator bug reading past its region) but sees no rtm block. The fuzz
+# targets (tests/fuzz/, a CMake project of their own that does not include
+# this file) take that side: they hunt bugs in the heaps themselves, against
+# a shadow model that already checks the blocks' bounds and contents.
+option(RTMEM_ASAN_TRACKING "With RTMEM_SANITIZE=address: ASan sees rtm blocks" ON)
 set(RTMEM_TRACK_ASAN OFF)
 if(RTMEM_SANITIZE MATCHES "address" AND RTMEM_ASAN_TRACKING)
   if(CMAKE_VERSION VERSION_LESS 3.18)
@@ -48,7 +58,7 @@ function(rtmem_track_sources)
   endif()
   set(files "")
   foreach(src IN LISTS RTMEM_SOURCES)
-    if(src MATCHES "^src/heaps/" OR src MATCHES "^src/core/(heap|track)\\.c$")
+    if(src MATCHES "^src/(heaps|shared)/" OR src MATCHES "^src/core/(heap|track)\\.c$")
       list(APPEND files ${PROJECT_SOURCE_DIR}/${src})
     endif()
   endforeach()

@@ -27,18 +27,32 @@
  * nothing: a refused free (double, foreign, interior pointer) must change
  * no marking, since the heap did not release anything.
  *
+ * What each live block exposes (its requested size, or its usable size
+ * once rtm_usable_size was asked) is kept in a side table here (the live
+ * table below), not asked of the heap: free and realloc then make exactly
+ * one call into the heap, as untracked, so a refused pointer reaches the
+ * error handler exactly as often as in an untracked build (asking the heap
+ * the pointer's usable size first would report a stale or foreign pointer
+ * twice). The table is mmap'd, never malloc'd: a program whose malloc is
+ * built on rtm heaps must not recurse into it.
+ *
  * Realloc marks the kept prefix of the block defined (valgrind): the heap
  * copied it while the destination was inaccessible, which memcheck does not
  * follow, so bytes that were undefined in the old block count as defined in
  * the new one (a missed report, never a false one). rtm_usable_size widens
  * a live block's accessible range to the usable size: the call is the
- * documented permission to use those bytes.
+ * documented permission to use those bytes, as malloc_usable_size is for
+ * malloc (glibc; ASan's malloc_usable_size returns the requested size
+ * instead, rtm_usable_size keeps returning the heap's real usable size,
+ * which tests and callers rely on, and opens it).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS under -std=c11 */
 #include "core/track.h"
 
 #if RTM_TRACK
 #include <errno.h>
 #include <stdint.h>
+#include <sys/mman.h>
 
 #if RTM_TRACK_VALGRIND
 #include <valgrind/memcheck.h>
@@ -72,9 +86,9 @@ static void block_on(const rtm_heap *h, const void *p, size_t size)
 {
     VALGRIND_MEMPOOL_ALLOC(h, p, size);
 }
-static void block_off(const rtm_heap *h, const void *p, size_t usable)
+static void block_off(const rtm_heap *h, const void *p, size_t exposed)
 {
-    (void)usable; /* memcheck knows the chunk's size */
+    (void)exposed; /* memcheck knows the chunk's size */
     VALGRIND_MEMPOOL_FREE(h, p);
 }
 /* A live block's accessible bytes made `usable` long (rtm_usable_size). */
@@ -101,10 +115,11 @@ static void block_on(const rtm_heap *h, const void *p, size_t size)
     (void)h;
     __asan_unpoison_memory_region(p, size);
 }
-static void block_off(const rtm_heap *h, const void *p, size_t usable)
+/* The rest of the block (beyond what it exposed) is poisoned already. */
+static void block_off(const rtm_heap *h, const void *p, size_t exposed)
 {
     (void)h;
-    __asan_poison_memory_region(p, usable);
+    __asan_poison_memory_region(p, exposed);
 }
 static void block_widen(const rtm_heap *h, const void *p, size_t usable)
 {
@@ -161,6 +176,140 @@ static void *bad_heap(void)
 {
     errno = EINVAL;
     return NULL;
+}
+
+/* ---- the live table: what each tracked block exposes ---------------- */
+
+/* Open addressing on the block's address, linear probing, deletion by
+ * shifting the run back (no tombstones). Grows by doubling, in memory from
+ * mmap; never shrinks. One spin lock: a locked heap calls in under its own
+ * lock, and heaps of different threads share the table. A block the table
+ * could not record (mmap failed) is still made accessible; its free then
+ * poisons nothing (a missed report, never a false one). */
+typedef struct {
+    const void *ptr; /* NULL: empty slot */
+    const rtm_heap *h;
+    size_t exposed;
+} live_entry;
+static live_entry *live;
+static size_t live_cap, live_count; /* live_cap: 0 or a power of two */
+static int live_lock;
+
+static void lock_live(void)
+{
+    while (__atomic_exchange_n(&live_lock, 1, __ATOMIC_ACQUIRE))
+        ;
+}
+static void unlock_live(void) { __atomic_store_n(&live_lock, 0, __ATOMIC_RELEASE); }
+
+static size_t live_home(const void *ptr, size_t cap)
+{
+    uint64_t x = (uint64_t)(uintptr_t)ptr;
+    x ^= x >> 29;
+    x *= 0x9e3779b97f4a7c15u;
+    return (size_t)(x >> 32) & (cap - 1u);
+}
+
+/* The slot holding ptr, or the empty slot where it would go. */
+static size_t live_slot(const void *ptr)
+{
+    size_t i = live_home(ptr, live_cap);
+    while (live[i].ptr != NULL && live[i].ptr != ptr)
+        i = (i + 1u) & (live_cap - 1u);
+    return i;
+}
+
+static int live_grow(void)
+{
+    size_t cap = live_cap != 0 ? live_cap * 2u : 4096u;
+    if (cap > SIZE_MAX / 2u / sizeof(live_entry))
+        return -1;
+    void *mem = mmap(NULL, cap * sizeof(live_entry), PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        return -1;
+    live_entry *old = live;
+    size_t old_cap = live_cap;
+    live = mem; /* zero-filled: every slot empty */
+    live_cap = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].ptr != NULL)
+            live[live_slot(old[i].ptr)] = old[i];
+    if (old != NULL)
+        (void)munmap(old, old_cap * sizeof(live_entry));
+    return 0;
+}
+
+/* Removes slot i and shifts back the entries of its run that could have
+ * lived there. */
+static void live_erase(size_t i)
+{
+    size_t mask = live_cap - 1u, j = i;
+    live[i].ptr = NULL;
+    live_count--;
+    for (;;) {
+        j = (j + 1u) & mask;
+        if (live[j].ptr == NULL)
+            return;
+        size_t home = live_home(live[j].ptr, live_cap);
+        /* j's entry may move to i iff its home is not in (i, j]. */
+        int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+        if (!stays) {
+            live[i] = live[j];
+            live[j].ptr = NULL;
+            i = j;
+        }
+    }
+}
+
+/* Records (or updates) what a live block of h exposes. */
+static void live_put(const rtm_heap *h, const void *ptr, size_t exposed)
+{
+    lock_live();
+    if ((live_count + 1u) * 4u > live_cap * 3u && live_grow() != 0) {
+        if (live_cap == 0 || live_count + 1u >= live_cap) {
+            unlock_live();
+            return;
+        }
+    }
+    size_t i = live_slot(ptr);
+    if (live[i].ptr == NULL)
+        live_count++;
+    live[i] = (live_entry){ptr, h, exposed};
+    unlock_live();
+}
+
+/* Forgets a block of h; what it exposed, 0 when it was not recorded. */
+static size_t live_take(const rtm_heap *h, const void *ptr)
+{
+    size_t exposed = 0;
+    lock_live();
+    if (live_cap != 0) {
+        size_t i = live_slot(ptr);
+        if (live[i].ptr != NULL && live[i].h == h) {
+            exposed = live[i].exposed;
+            live_erase(i);
+        }
+    }
+    unlock_live();
+    return exposed;
+}
+
+/* Forgets every block of h (h != NULL), or every block inside
+ * [mem, mem + bytes) whatever its heap (h == NULL: a region reused). */
+static void live_forget(const rtm_heap *h, const void *mem, size_t bytes)
+{
+    uintptr_t lo = (uintptr_t)mem, hi = lo + bytes;
+    lock_live();
+    for (size_t i = 0; i < live_cap;) {
+        uintptr_t p = (uintptr_t)live[i].ptr;
+        int gone = p != 0 && (h != NULL ? live[i].h == h : (p >= lo && p < hi));
+        if (gone)
+            live_erase(i); /* slot i may now hold a shifted entry: look again */
+        else
+            i++;
+    }
+    unlock_live();
 }
 
 /* ---- regions: create, add_pool, reset, destroy ---------------------- */
@@ -228,7 +377,8 @@ rtm_heap *rtm_tracked_create(const rtm_heap_kind *k, void *mem, size_t bytes, si
     rtm_heap *h = k->create(mem, bytes, param);
     quiet_end();
     if (h != NULL && k->create != NULL) {
-        hide(mem, bytes); /* control structure, headers, free space */
+        hide(mem, bytes);              /* control structure, headers, free space */
+        live_forget(NULL, mem, bytes); /* blocks of a heap never destroyed */
         remember_region(h, mem, bytes);
         pool_open(h);
     }
@@ -251,6 +401,7 @@ int rtm_tracked_add_pool(rtm_heap *h, void *mem, size_t bytes)
     quiet_end();
     if (rc == 0 && annotated(k, h)) {
         hide(mem, bytes);
+        live_forget(NULL, mem, bytes);
         remember_region(h, mem, bytes);
     }
     return rc;
@@ -323,8 +474,10 @@ void rtm_tracked_destroy(rtm_heap *h)
     if (k == NULL)
         return;
     int annotate = annotated(k, h);
-    if (annotate)
+    if (annotate) {
         give_back(k, h);
+        live_forget(h, NULL, 0);
+    }
     quiet_begin();
     if (k->destroy != NULL)
         k->destroy(h); /* a shared heap is only detached */
@@ -348,6 +501,7 @@ int rtm_tracked_reset(rtm_heap *h)
     int rc = k->reset(h);
     quiet_end();
     if (annotate) {
+        live_forget(h, NULL, 0);
         pool_close(h);
         pool_open(h);
     }
@@ -356,10 +510,17 @@ int rtm_tracked_reset(rtm_heap *h)
 
 /* ---- blocks --------------------------------------------------------- */
 
+/* A block the heap just gave out, accessible for `size` bytes. */
+static void mark_live(const rtm_heap *h, void *p, size_t size)
+{
+    live_put(h, p, size);
+    block_on(h, p, size);
+}
+
 static void *track_new(const rtm_heap_kind *k, rtm_heap *h, void *p, size_t size)
 {
     if (p != NULL && annotated(k, h))
-        block_on(h, p, size);
+        mark_live(h, p, size);
     return p;
 }
 
@@ -385,18 +546,9 @@ void *rtm_tracked_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
     return track_new(k, h, p, size);
 }
 
-/* The usable size of a pointer the caller passed in, 0 for NULL. Read
- * before the operation (afterwards the block may be merged away); only
- * used when the heap then accepts the pointer. */
-static size_t usable_before(const rtm_heap_kind *k, rtm_heap *h, const void *ptr)
-{
-    if (ptr == NULL)
-        return 0;
-    errno_probe e = probe_begin();
-    size_t n = k->usable_size(h, ptr);
-    return probe_end(e) ? 0 : n;
-}
-
+/* Free and realloc call the heap exactly once, as untracked: what the
+ * block exposed comes from the live table, after the heap accepted the
+ * pointer. */
 void rtm_tracked_free(rtm_heap *h, void *ptr)
 {
     const rtm_heap_kind *k = kind_of(h);
@@ -407,13 +559,12 @@ void rtm_tracked_free(rtm_heap *h, void *ptr)
     }
     int annotate = ptr != NULL && annotated(k, h);
     quiet_begin();
-    size_t usable = annotate ? usable_before(k, h, ptr) : 0;
     errno_probe e = probe_begin();
     k->free(h, ptr);
     int refused = probe_end(e);
     quiet_end();
     if (annotate && !refused)
-        block_off(h, ptr, usable);
+        block_off(h, ptr, live_take(h, ptr));
 }
 
 static size_t min_size(size_t a, size_t b) { return a < b ? a : b; }
@@ -425,17 +576,19 @@ void *rtm_tracked_realloc(rtm_heap *h, void *ptr, size_t size)
         return bad_heap();
     int annotate = annotated(k, h);
     quiet_begin();
-    size_t old = annotate ? usable_before(k, h, ptr) : 0;
     errno_probe e = probe_begin();
     void *q = k->realloc(h, ptr, size);
     int refused = probe_end(e);
     quiet_end();
     if (!annotate || refused)
         return q; /* nothing moved: ENOMEM keeps the block, EINVAL refuses */
-    if (ptr != NULL)
+    size_t old = 0;
+    if (ptr != NULL) {
+        old = live_take(h, ptr);
         block_off(h, ptr, old); /* freed (size 0), moved or resized */
+    }
     if (q != NULL) {
-        block_on(h, q, size);
+        mark_live(h, q, size);
         if (ptr != NULL)
             expose(q, min_size(old, size)); /* the heap copied these */
     }
@@ -454,8 +607,10 @@ size_t rtm_tracked_usable_size(rtm_heap *h, const void *ptr)
     size_t n = k->usable_size(h, ptr);
     int refused = probe_end(e);
     quiet_end();
-    if (n != 0 && !refused && ptr != NULL && annotated(k, h))
+    if (n != 0 && !refused && ptr != NULL && annotated(k, h)) {
+        live_put(h, ptr, n); /* its free poisons all of it */
         block_widen(h, ptr, n);
+    }
     return n;
 }
 

@@ -12,8 +12,8 @@
  *   RTM_TRACK_VALGRIND=1  (CMake -DRTMEM_VALGRIND=ON): client requests from
  *                         <valgrind/memcheck.h>; each heap is a valgrind
  *                         mempool anchored at its handle;
- *   RTM_TRACK_ASAN=1      (CMake: RTMEM_SANITIZE with "address" and
- *                         RTMEM_ASAN_TRACKING=ON):
+ *   RTM_TRACK_ASAN=1      (CMake: RTMEM_SANITIZE with "address", unless
+ *                         -DRTMEM_ASAN_TRACKING=OFF):
  *                         manual poisoning, <sanitizer/asan_interface.h>.
  *
  * Why the generic layer and not each allocator: every rtm_alloc, rtm_free,

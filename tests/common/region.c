@@ -5,6 +5,8 @@
  */
 #include "region.h"
 
+#include "../tracking/track_test.h"
+
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +65,14 @@ guarded_region region_map_guarded(size_t pages, size_t lead)
     return g;
 }
 
+/* Mappings go back whole: in an ASan-tracked build a heap made on them and
+ * not destroyed left them poisoned, and ASan does not clear poisoning on
+ * munmap, so the next mapping at that address would inherit it. (A malloc'd
+ * region needs nothing: ASan's malloc unpoisons what it hands out.) */
 void region_unmap_guarded(guarded_region *g)
 {
+    if (g->map != NULL)
+        TRACK_OPEN(g->mem, g->bytes);
     munmap(g->map, g->map_bytes);
     g->map = NULL;
     g->mem = NULL;
@@ -77,7 +85,11 @@ void *region_map_sparse(size_t bytes)
     return map == MAP_FAILED ? NULL : map;
 }
 
-void region_unmap(void *mem, size_t bytes) { munmap(mem, bytes); }
+void region_unmap(void *mem, size_t bytes)
+{
+    TRACK_OPEN(mem, bytes);
+    munmap(mem, bytes);
+}
 
 int region_protect_none(void *mem, size_t bytes) { return mprotect(mem, bytes, PROT_NONE); }
 

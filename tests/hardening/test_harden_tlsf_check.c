@@ -35,6 +35,7 @@
 #include "heaps/tlsf_layout.h"
 #include "rtmem.h"
 #include "shared/guarded.h"
+#include "../tracking/track_test.h"
 
 #define KiB ((size_t)1024)
 
@@ -94,6 +95,9 @@ static heap_ut make_heap(void)
     u.h = generic_api ? rtm_heap_create("tlsf", u.r.mem, u.r.bytes) : NULL;
     u.t = generic_api ? (rtm_tlsf *)(void *)u.h : rtm_tlsf_create(u.r.mem, u.r.bytes);
     REQUIRE(u.t != NULL);
+    /* Typed calls and direct writes to the control structure on a heap made
+     * by rtm_heap_create: untracked (opened whole) in tracked builds. */
+    TRACK_OPEN(u.r.mem, u.r.bytes);
     return u;
 }
 

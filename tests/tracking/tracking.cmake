@@ -4,7 +4,8 @@
 # must give (tracking/expect_report.sh). Label "tracking".
 #
 #   -DRTMEM_VALGRIND=ON            tracking.valgrind.* (valgrind memcheck)
-#   -DRTMEM_SANITIZE=address,... -DRTMEM_ASAN_TRACKING=ON   tracking.asan.*
+#   -DRTMEM_SANITIZE=address,...   tracking.asan.* (RTMEM_ASAN_TRACKING is
+#                                  ON by default; OFF: tracking.skipped)
 #   otherwise                      tracking.skipped, which says why (77)
 #
 # The drop-in malloc under valgrind: tracking.valgrind.dropin, at the end.
@@ -52,4 +53,16 @@ if(RTMEM_VALGRIND)
            COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/tracking/dropin_valgrind.sh
                    $<TARGET_FILE:tracking_dropin_program> $<TARGET_FILE:rtmem_malloc_shared>)
   set_tests_properties(tracking.valgrind.dropin PROPERTIES LABELS tracking SKIP_RETURN_CODE 77)
+endif()
+
+# What tracking must leave unchanged (error-handler reports of misuse, the
+# usable size usable) and, in an ASan-tracked build, the marks themselves
+# (tracking/contract.c). Every build but the valgrind one, whose CI stage
+# builds the buggy programs only.
+if(NOT RTMEM_VALGRIND)
+  rtmem_test_program(tracking_contract tracking/contract.c rtmem_static)
+  target_include_directories(tracking_contract PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
+                                                       ${CMAKE_CURRENT_SOURCE_DIR}/tracking)
+  add_test(NAME tracking.contract COMMAND tracking_contract)
+  set_tests_properties(tracking.contract PROPERTIES LABELS tracking)
 endif()

@@ -30,6 +30,7 @@
 #include "../common/region.h"
 #include "../common/rng.h"
 #include "rtmem.h"
+#include "../tracking/track_test.h"
 
 #define KiB ((size_t)1024)
 #define MiB (KiB * KiB)
@@ -939,6 +940,7 @@ static void test_position_independence(void)
         REQUIRE(a_check(&a) == 0);
         rtm_stats st_a = a_stats(&a);
 
+        TRACK_OPEN(ra.mem, ra.bytes); /* the heap copied whole, headers too */
         memcpy(rb.mem, ra.mem, ra.bytes);
         unsigned char *snapshot = malloc(ra.bytes);
         REQUIRE(snapshot != NULL);

@@ -26,6 +26,7 @@
 #include "../common/region.h"
 #include "../common/rng.h"
 #include "rtmem.h"
+#include "../tracking/track_test.h"
 
 #define HDR 8u
 
@@ -423,6 +424,7 @@ static void test_moved(void)
     for (int i = 0; i < 20; i += 2)
         rtm_free(t.h, p[i]);
     test_region copy = region_malloc(t.r.bytes, 0);
+    TRACK_OPEN(t.r.mem, t.r.bytes); /* copies the whole region, headers too */
     memcpy(copy.mem, t.r.mem, t.r.bytes);
     rtm_heap *h2 = (rtm_heap *)(void *)((char *)copy.mem + ((char *)t.h - (char *)t.r.mem));
     CHECK_EQ(rtm_heap_check(h2), 0);
@@ -501,6 +503,7 @@ static void test_misuse(void)
 static void expect_damage(rtm_heap *h, void *at, const void *bad, size_t n, const char *what)
 {
     unsigned char saved[16];
+    TRACK_OPEN(at, n); /* damages a header or a free block on purpose */
     memcpy(saved, at, n);
     memcpy(at, bad, n);
     recorder_install();
@@ -539,6 +542,7 @@ static void test_check_damage(void)
     expect_damage(t.h, c - HDR + 4, &u32, 4, "tag");
     { /* c claims to be free: two free neighbours, one not listed */
         uint32_t free_tag;
+        TRACK_OPEN(b - HDR + 4, 4); /* reads a free block's header */
         memcpy(&free_tag, b - HDR + 4, 4);
         uint32_t off_b = (uint32_t)((b - HDR - t.arena) / 8),
                  off_c = (uint32_t)((c - HDR - t.arena) / 8);

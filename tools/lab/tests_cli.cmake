@@ -37,3 +37,12 @@ foreach(cmd memcheck "bench random" "bench threads" "bench zram" limits latency
 endforeach()
 # The recorder's output too, before the program runs (record.c).
 lab_expect(misuse.record.output_unwritable 2 record -o /no/such/dir/x.trace -- true)
+# Not in ASan-tracked builds (cmake/track.cmake, the ASan default): every
+# tracked call opens or poisons ASan's shadow for its whole block, which the
+# single-stepping tracer counts iteration by iteration, so the generic-API
+# calls on large blocks (split-huge, exact-fit) run past rtmem-wcet's
+# 1000000-step cap and the run ends with no results; a sanitizer build's
+# counts mean nothing anyway (tools/wcet/CMakeLists.txt, wcet_quick).
+if(RTMEM_TRACK_ASAN AND TEST lab.json_stdout.wcet)
+  set_tests_properties(lab.json_stdout.wcet lab.wcet.progress PROPERTIES DISABLED TRUE)
+endif()
