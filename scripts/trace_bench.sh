@@ -19,6 +19,13 @@
 # repo's C files, recorded directly (the gcc driver only spawns it). A
 # program that is not installed is listed as skipped. About a minute on two
 # quiet cores. Exit 1 when a step failed, 0 otherwise.
+#
+# `rtmem fit` also counts the first RTMEM_TRACE_WCET_OPS calls (default 200;
+# 0: none) of each trace on every fitted region in exact x86-64 instructions
+# (--wcet: single-stepping, about 40 us of CPU and 100+ us of wall time per
+# instruction on the loaded 2-core development VM: 300 calls on the 5 heaps
+# that fit, 3 traces, added 60 s at load average 15-22; whole traces would
+# take hours). Skipped where rtmem-wcet is not built.
 set -uo pipefail
 
 build=${1:?usage: scripts/trace_bench.sh BUILD_DIR REPORT_DIR}
@@ -52,8 +59,14 @@ analyse() {
   echo "trace bench: $p: stats, replay, fit" >&2
   step "trace_${p}_stats" "$exe" trace stats "$t" --json "$report/trace_${p}_stats.json"
   step "trace_${p}_replay" "$exe" replay "$t" --json "$report/trace_${p}_replay.json"
-  step "trace_${p}_fit" "$exe" fit "$t" --json "$report/trace_${p}_fit.json"
+  step "trace_${p}_fit" "$exe" fit "$t" ${wcet_args[@]+"${wcet_args[@]}"} --json "$report/trace_${p}_fit.json"
 }
+
+wcet_ops=${RTMEM_TRACE_WCET_OPS:-200}
+wcet_args=()
+if [ "$wcet_ops" != 0 ] && [ -x "$build/rtmem-wcet" ]; then
+  wcet_args=(--wcet --wcet-ops "$wcet_ops")
+fi
 
 skip() {
   echo "trace bench: $1 skipped: $2" >&2

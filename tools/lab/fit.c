@@ -16,9 +16,11 @@
  * answer is always a size that was replayed and fitted, never interpolated.
  *
  * The worst call is then measured by FIT_RUNS timed replays on the found
- * region (pre-faulted), the smallest maximum of them reported: ns, since
- * instructions are not counted here (rtmem wcet gives the heaps' exact
- * worst cases for synthetic sequences).
+ * region (pre-faulted), the smallest maximum of them reported, in ns. With
+ * --wcet the worst call is also counted exactly, in x86-64 instructions:
+ * one more replay on the found region, in a child single-stepped by
+ * rtmem-wcet's tracer (wcet_bridge.c, tools/wcet/replay_trace.c); the
+ * one-line answer then states instructions.
  *
  * Headroom: the found size is exact for this one run. The region a heap
  * needs grows with the live bytes it must hold (the ratio region/peak live
@@ -52,12 +54,15 @@ typedef struct fit_row {
     double worst_alloc_ns, worst_free_ns, p99_ns;
     uint64_t footprint;
     char why[160];
+    rw_counts wcet; /* --wcet */
 } fit_row;
 
 typedef struct fit_opts {
     const char *file, *algorithms, *json;
     uint64_t limit, headroom;
     int quick;
+    int wcet;          /* --wcet: count instructions on the found region */
+    uint64_t wcet_ops; /* --wcet-ops: calls counted (UINT64_MAX: all)   */
 } fit_opts;
 
 static void usage(FILE *f)
@@ -68,8 +73,9 @@ static void usage(FILE *f)
             "For each rtm algorithm, the smallest region in which the whole trace\n"
             "(docs/TRACE.md) replays with no refusal: from the trace's peak live bytes,\n"
             "doubling until it fits, then bisection to 4 KiB or 1/1024 (whole pages), each\n"
-            "probe a fresh replay. Then one timed replay on that region gives the worst\n"
-            "allocation and free (ns; instructions are not counted). The recommendation\n"
+            "probe a fresh replay. Then timed replays on that region give the worst\n"
+            "allocation and free in ns (the least of 3 maxima); with --wcet, in exact\n"
+            "x86-64 instructions too (a replay single-stepped by rtmem-wcet). The recommendation\n"
             "adds --headroom percent (default 25), rounded up to 64 KiB: the region grows\n"
             "with the live bytes, so 25 %% covers a run with a 25 %% higher peak.\n"
             "\n"
@@ -78,6 +84,9 @@ static void usage(FILE *f)
             "  --limit N          the first N calls only\n"
             "  --quick            the first %u calls\n"
             "  --json FILE        also write the results as JSON (docs/RESULTS.md)\n"
+            "  --wcet             count the worst alloc and free in instructions on the\n"
+            "                     found region (slow: single-stepping, see rtmem replay)\n"
+            "  --wcet-ops N       count the first N calls only (default: all)\n"
             "  --help             this text\n",
             QUICK_LIMIT);
 }
@@ -175,13 +184,63 @@ static void measure(const trace *t, const bench_clock *clk, fit_row *row, uint64
     }
 }
 
-static void print_row(const fit_row *r, uint64_t peak, uint64_t headroom)
+/* --wcet: counts the fitted region's calls; notes a refusal (none expected:
+ * the region was found by replaying the same calls). */
+static void count_row(const char *file, fit_row *r, uint64_t limit)
+{
+    const char *name = r->algorithm;
+    rw_count(file, &name, &r->wcet, 1, r->region, limit);
+    if (r->wcet.measured && r->wcet.refused != 0) {
+        r->wcet.measured = 0;
+        snprintf(r->wcet.why, sizeof r->wcet.why,
+                 "the counted replay was refused %llu times on the found region",
+                 (unsigned long long)r->wcet.refused);
+    }
+}
+
+/* The worst count of allocating calls (alloc, aligned; realloc apart). */
+static uint64_t worst_alloc(const rw_counts *w)
+{
+    uint64_t a = w->k[RW_ALLOC].max, b = w->k[RW_ALIGNED].max;
+    return a > b ? a : b;
+}
+
+static void print_row(const fit_row *r, uint64_t peak, uint64_t headroom, int wcet, uint64_t calls)
 {
     char a[32], b[32], c[32];
     if (!r->fits) {
         printf("%s: does not fit (%s)\n", r->algorithm, r->why);
         return;
     }
+    if (wcet && r->wcet.measured) {
+        const rw_counts *w = &r->wcet;
+        char re[64] = "";
+        if (w->k[RW_REALLOC].calls != 0)
+            snprintf(re, sizeof re, ", worst realloc %llu instructions",
+                     (unsigned long long)w->k[RW_REALLOC].max);
+        char over[64];
+        if (w->calls < calls)
+            snprintf(over, sizeof over, "first %llu of %llu calls", (unsigned long long)w->calls,
+                     (unsigned long long)calls);
+        else
+            snprintf(over, sizeof over, "all %llu calls", (unsigned long long)calls);
+        char al[48] = "no alloc", fr[48] = "no free";
+        if (w->k[RW_ALLOC].calls != 0 || w->k[RW_ALIGNED].calls != 0)
+            snprintf(al, sizeof al, "worst alloc %llu instructions",
+                     (unsigned long long)worst_alloc(w));
+        if (w->k[RW_FREE].calls != 0)
+            snprintf(fr, sizeof fr, "worst free %llu instructions",
+                     (unsigned long long)w->k[RW_FREE].max);
+        printf("%s: %s (peak live %s), %s, %s%s (exact, %s); with %llu%% headroom: %s\n",
+               r->algorithm, trace_cli_bytes(r->region, a, sizeof a),
+               trace_cli_bytes(peak, b, sizeof b), al, fr, re, over, (unsigned long long)headroom,
+               trace_cli_bytes(r->recommended, c, sizeof c));
+        printf("  timed: worst alloc %.0f ns, worst free %.0f ns\n", r->worst_alloc_ns,
+               r->worst_free_ns);
+        return;
+    }
+    if (wcet)
+        printf("%s: instructions not counted: %s\n", r->algorithm, r->wcet.why);
     printf("%s: %s (peak live %s), worst alloc %.0f ns, worst free %.0f ns (timed, not "
            "instructions); with %llu%% headroom: %s\n",
            r->algorithm, trace_cli_bytes(r->region, a, sizeof a),
@@ -201,6 +260,10 @@ static int write_json(const fit_opts *o, const trace *t, uint64_t peak, const fi
     json_u64(&j, "calls", t->n);
     json_u64(&j, "threads", t->nthreads);
     json_str(&j, "worst_unit", "ns");
+    if (o->wcet)
+        json_u64(&j, "wcet_calls", o->wcet_ops < t->n ? o->wcet_ops : t->n);
+    else
+        json_null(&j, "wcet_calls");
     json_obj_end(&j);
     json_u64(&j, "peak_live_bytes", peak);
     json_arr(&j, "fits");
@@ -222,6 +285,29 @@ static int write_json(const fit_opts *o, const trace *t, uint64_t peak, const fi
         } else {
             json_null(&j, "region_bytes");
         }
+        const rw_counts *w = &r->wcet;
+        int m = r->fits && w->measured;
+        if (m && (w->k[RW_ALLOC].calls != 0 || w->k[RW_ALIGNED].calls != 0))
+            json_u64(&j, "wcet_alloc_instructions", worst_alloc(w));
+        else
+            json_null(&j, "wcet_alloc_instructions");
+        if (m && w->k[RW_FREE].calls != 0)
+            json_u64(&j, "wcet_free_instructions", w->k[RW_FREE].max);
+        else
+            json_null(&j, "wcet_free_instructions");
+        if (m && w->k[RW_REALLOC].calls != 0)
+            json_u64(&j, "wcet_realloc_instructions", w->k[RW_REALLOC].max);
+        else
+            json_null(&j, "wcet_realloc_instructions");
+        if (m)
+            json_num(&j, "wcet_seconds", w->seconds);
+        else
+            json_null(&j, "wcet_seconds");
+        json_str(&j, "wcet_why",
+                 m          ? NULL
+                 : !o->wcet ? "not measured (no --wcet)"
+                 : !r->fits ? "no region fits"
+                            : w->why);
         json_u64(&j, "replays", r->steps);
         json_obj_end(&j);
     }
@@ -278,13 +364,13 @@ static int parse_algs(const char *list, fit_row *rows, size_t *n)
 
 int fit_main(int argc, char **argv)
 {
-    fit_opts o = {NULL, NULL, NULL, UINT64_MAX, 25, 0};
+    fit_opts o = {NULL, NULL, NULL, UINT64_MAX, 25, 0, 0, UINT64_MAX};
     o.file = trace_cli_take_file(&argc, argv);
-    opt_spec specs[] = {{"algorithms", OPT_STR, &o.algorithms, 0},
-                        {"json", OPT_STR, &o.json, 0},
-                        {"limit", OPT_U64, &o.limit, 0},
-                        {"headroom", OPT_U64, &o.headroom, 0},
-                        {"quick", OPT_FLAG, &o.quick, 0}};
+    opt_spec specs[] = {
+        {"algorithms", OPT_STR, &o.algorithms, 0}, {"json", OPT_STR, &o.json, 0},
+        {"limit", OPT_U64, &o.limit, 0},           {"headroom", OPT_U64, &o.headroom, 0},
+        {"quick", OPT_FLAG, &o.quick, 0},          {"wcet", OPT_FLAG, &o.wcet, 0},
+        {"wcet-ops", OPT_U64, &o.wcet_ops, 0}};
     int rc = opts_parse(argc, argv, specs, sizeof specs / sizeof specs[0]);
     if (rc == OPTS_HELP) {
         usage(stdout);
@@ -298,6 +384,15 @@ int fit_main(int argc, char **argv)
     }
     if (rc == OPTS_OK && (o.limit == 0 || o.headroom > 1000)) {
         opts_error(CMD, "--limit must be at least 1 and --headroom at most 1000");
+        rc = OPTS_BAD;
+    }
+    if (rc == OPTS_OK && specs[6].set && (!o.wcet || o.wcet_ops == 0)) {
+        opts_error(CMD, "--wcet-ops N needs --wcet and N >= 1");
+        rc = OPTS_BAD;
+    }
+    char why[512];
+    if (rc == OPTS_OK && o.wcet && !rw_available(why, sizeof why)) {
+        opts_error(CMD, "--wcet: %s", why);
         rc = OPTS_BAD;
     }
     if (rc != OPTS_OK || parse_algs(o.algorithms, rows, &n) != 0) {
@@ -328,7 +423,9 @@ int fit_main(int argc, char **argv)
         search(&t, st.peak_live_bytes, &rows[i]);
         if (rows[i].fits)
             measure(&t, &clk, &rows[i], o.headroom);
-        print_row(&rows[i], st.peak_live_bytes, o.headroom);
+        if (rows[i].fits && o.wcet)
+            count_row(o.file, &rows[i], o.wcet_ops < t.n ? o.wcet_ops : t.n);
+        print_row(&rows[i], st.peak_live_bytes, o.headroom, o.wcet, t.n);
     }
     int bad = o.json != NULL && write_json(&o, &t, st.peak_live_bytes, rows, n) != 0;
     if (bad)

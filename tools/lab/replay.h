@@ -38,6 +38,10 @@ typedef struct replay_target {
     void (*release)(void *ctx, void *p);
     uint64_t (*held)(void *ctx);            /* bytes the allocator holds now */
     void (*note)(void *ctx, const void *p); /* after each block handed out   */
+    /* NULL, or where the engine stores the index of the call it is about to
+     * make (rtmem-wcet replay names each counted call by it); t->n while it
+     * releases what is left live at the end. */
+    uint64_t *cursor;
 } replay_target;
 
 typedef struct replay_sample {
@@ -87,5 +91,40 @@ replay_target replay_malloc_target(uint64_t *base_rss);
 /* Resident bytes now (/proc/self/statm) and the high-water mark (VmHWM). */
 uint64_t replay_rss_now(void);
 uint64_t replay_rss_peak(void);
+
+/* --- wcet_bridge.c: exact instruction counts of a replay ---------------------
+ * `rtmem replay --wcet` and `rtmem fit --wcet` run `rtmem wcet replay`
+ * (tools/wcet/replay_trace.c: the same engine, in a child single-stepped by
+ * rtmem-wcet's tracer) and read its lines into these. */
+
+enum { RW_ALLOC, RW_ALIGNED, RW_REALLOC, RW_FREE, RW_KINDS };
+extern const char *const rw_kind_names[RW_KINDS]; /* "alloc", "aligned", ... */
+
+typedef struct rw_kind {
+    uint64_t calls; /* 0: no call of this kind was counted */
+    uint64_t max, p99, worst_call, worst_size, syscalls;
+    double mean;
+} rw_kind;
+
+typedef struct rw_counts {
+    int measured;  /* 1: the lines below came from the counter    */
+    char why[256]; /* when not measured: the reason               */
+    rw_kind k[RW_KINDS];
+    uint64_t calls, refused; /* calls counted; of them refused   */
+    uint64_t instructions;   /* all counted calls together      */
+    double seconds;          /* wall time of the traced replay  */
+} rw_counts;
+
+/* 1 when the counter (rtmem-wcet, beside this executable) is there; else 0
+ * with the reason in why. */
+int rw_available(char *why, size_t why_n);
+
+/* Counts the first `limit` calls of the trace in file on each of names[0..n)
+ * (rtm heap names, or "glibc") on regions of `region` bytes; fills out[i].
+ * An allocator the counter could not measure gets measured = 0 and why
+ * (ptrace not permitted, for instance). Returns 0 when every one was
+ * measured, else -1. */
+int rw_count(const char *file, const char *const *names, rw_counts *out, size_t n, uint64_t region,
+             uint64_t limit);
 
 #endif /* RTM_LAB_REPLAY_H */

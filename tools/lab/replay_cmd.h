@@ -27,7 +27,9 @@ typedef struct replay_opts {
     const char *json;
     uint64_t region; /* 0: from the trace's peak */
     int quick;
-    uint64_t limit; /* calls replayed (--limit, --quick) */
+    uint64_t limit;    /* calls replayed (--limit, --quick) */
+    int wcet;          /* --wcet: count instructions (wcet_bridge.c)  */
+    uint64_t wcet_ops; /* --wcet-ops: calls counted (UINT64_MAX: all) */
     /* child side */
     const char *child, *child_lib;
     double child_tick_ns;
@@ -50,6 +52,7 @@ typedef struct rp_row {
     uint64_t region;    /* rtm rows */
     replay_sample sample[REPLAY_SAMPLES + 1];
     size_t nsamples;
+    rw_counts wcet; /* --wcet: exact instruction counts, or why not */
 } rp_row;
 
 typedef struct replay_bench {
@@ -61,6 +64,7 @@ typedef struct replay_bench {
     machine m;
     rp_row rows[RP_MAX_ROWS];
     size_t nrows;
+    uint64_t wcet_calls; /* --wcet: calls the counter replayed (0: no --wcet) */
 } replay_bench;
 
 /* Fills the numbers of row from an engine result. */

@@ -31,6 +31,48 @@ static double held_ratio(const rp_row *r)
     return s != NULL && s->live > 0 ? (double)s->held / (double)s->live : 0.0;
 }
 
+/* "104 @12" (worst count, call index), or "-" when no such call. */
+static const char *worst_text(const rw_kind *k, char *buf, size_t n)
+{
+    if (k->calls == 0)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%llu @%llu", (unsigned long long)k->max,
+                 (unsigned long long)k->worst_call);
+    return buf;
+}
+
+/* --wcet: the exact counts, one row per allocator. */
+static void print_wcet(const replay_bench *b)
+{
+    printf(
+        "\nexact x86-64 instructions per call (--wcet: calls 0..%llu counted by "
+        "single-stepping;\nworst count @ the call index that first reached it; alloc = "
+        "malloc, calloc, new;\naligned = an alignment above RTM_ALIGN asked, rtm_aligned_alloc):\n",
+        (unsigned long long)b->wcet_calls - 1);
+    printf("%-10s %14s %14s %16s %14s %8s %8s %9s %8s\n", "allocator", "alloc", "aligned",
+           "realloc", "free", "p99 al", "p99 fr", "mean al", "seconds");
+    for (size_t i = 0; i < b->nrows; i++) {
+        const rp_row *r = &b->rows[i];
+        const rw_counts *w = &r->wcet;
+        if (!w->measured) {
+            printf("%-10s %s\n", r->name, w->why);
+            continue;
+        }
+        char a[32], al[32], re[32], f[32];
+        printf("%-10s %14s %14s %16s %14s %8llu %8llu %9.1f %8.1f\n", r->name,
+               worst_text(&w->k[RW_ALLOC], a, sizeof a),
+               worst_text(&w->k[RW_ALIGNED], al, sizeof al),
+               worst_text(&w->k[RW_REALLOC], re, sizeof re),
+               worst_text(&w->k[RW_FREE], f, sizeof f), (unsigned long long)w->k[RW_ALLOC].p99,
+               (unsigned long long)w->k[RW_FREE].p99, w->k[RW_ALLOC].mean, w->seconds);
+        if (strcmp(r->name, "glibc") == 0)
+            printf("%-10s (its realloc and aligned calls ran uncounted: the counter has no "
+                   "row for them)\n",
+                   "");
+    }
+}
+
 void replay_print(const replay_bench *b)
 {
     char pk[32], reg[32];
@@ -62,9 +104,56 @@ void replay_print(const replay_bench *b)
     printf("\nfootprint: rtm heaps, the region's high-water mark (highest block end); mallocs,\n"
            "the growth of the resident set (VmHWM). held/live: bytes held at the moment of\n"
            "the most live bytes, over those live bytes (1.00 = no overhead).\n");
+    if (b->wcet_calls != 0)
+        print_wcet(b);
 }
 
-static void json_row(json *j, const rp_row *r)
+/* Instructions of one kind: its worst, or null when not counted. */
+static void json_kind_max(json *j, const char *key, const rw_counts *w, unsigned k)
+{
+    if (w->measured && w->k[k].calls != 0)
+        json_u64(j, key, w->k[k].max);
+    else
+        json_null(j, key);
+}
+
+/* The --wcet fields of a row (null when not measured, with the reason). */
+static void json_wcet(json *j, const rw_counts *w, int with_wcet)
+{
+    json_kind_max(j, "wcet_alloc_instructions", w, RW_ALLOC);
+    json_kind_max(j, "wcet_aligned_instructions", w, RW_ALIGNED);
+    json_kind_max(j, "wcet_realloc_instructions", w, RW_REALLOC);
+    json_kind_max(j, "wcet_free_instructions", w, RW_FREE);
+    json_str(j, "wcet_why", w->measured ? NULL : with_wcet ? w->why : "not measured (no --wcet)");
+    if (!w->measured) {
+        json_null(j, "wcet");
+        return;
+    }
+    json_obj(j, "wcet");
+    json_u64(j, "calls", w->calls);
+    json_u64(j, "refused", w->refused);
+    json_u64(j, "instructions", w->instructions);
+    json_num(j, "seconds", w->seconds);
+    for (unsigned k = 0; k < RW_KINDS; k++) {
+        const rw_kind *c = &w->k[k];
+        if (c->calls == 0) {
+            json_null(j, rw_kind_names[k]);
+            continue;
+        }
+        json_obj(j, rw_kind_names[k]);
+        json_u64(j, "calls", c->calls);
+        json_u64(j, "max", c->max);
+        json_u64(j, "p99", c->p99);
+        json_num(j, "mean", c->mean);
+        json_u64(j, "worst_call", c->worst_call);
+        json_u64(j, "worst_size", c->worst_size);
+        json_u64(j, "syscalls", c->syscalls);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+}
+
+static void json_row(json *j, const rp_row *r, int with_wcet)
 {
     json_obj(j, NULL);
     json_str(j, "allocator", r->name);
@@ -90,6 +179,7 @@ static void json_row(json *j, const rp_row *r)
     else
         json_null(j, "region_bytes");
     json_num(j, "held_over_live_at_peak", held_ratio(r));
+    json_wcet(j, &r->wcet, with_wcet);
     json_arr(j, "samples");
     for (size_t i = 0; i < r->nsamples; i++) {
         json_arr_inline(j, NULL);
@@ -118,6 +208,10 @@ int replay_write_json(const replay_bench *b, const char *path)
         json_u64(&j, "limit", b->o->limit);
     json_str(&j, "clock", b->clock_text);
     json_str(&j, "order", "serialised in call order (sequence numbers)");
+    if (b->wcet_calls != 0)
+        json_u64(&j, "wcet_calls", b->wcet_calls);
+    else
+        json_null(&j, "wcet_calls");
     json_obj_end(&j);
     json_obj(&j, "trace");
     json_str(&j, "program", b->t.hdr.program);
@@ -128,7 +222,7 @@ int replay_write_json(const replay_bench *b, const char *path)
     json_obj_end(&j);
     json_arr(&j, "results");
     for (size_t i = 0; i < b->nrows; i++)
-        json_row(&j, &b->rows[i]);
+        json_row(&j, &b->rows[i], b->wcet_calls != 0);
     json_arr_end(&j);
     return json_close(&j);
 }

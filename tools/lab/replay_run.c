@@ -158,12 +158,17 @@ int replay_run(const trace *t, const replay_target *tg, const bench_clock *clk, 
     for (size_t i = 0; i < t->n; i++) {
         if (clk != NULL && i % every == 0)
             sample(&e, i);
+        if (tg->cursor != NULL)
+            *tg->cursor = i;
         if (!step(&e, &t->ops[i], i) && stop_at_refusal)
             break;
     }
     if (clk != NULL)
         sample(&e, t->n);
-    /* What is still live goes back, untimed: the next target starts clean. */
+    /* What is still live goes back, untimed: the next target starts clean.
+     * The cursor says t->n: no call of the trace (nothing to count). */
+    if (tg->cursor != NULL)
+        *tg->cursor = t->n;
     for (uint32_t id = 1; id <= t->max_id; id++)
         if (e.ptr[id] != NULL)
             tg->release(tg->ctx, e.ptr[id]);

@@ -101,7 +101,8 @@ replay_target replay_rtm_target(replay_rtm *h, int track)
                        rtm_t_resize,
                        rtm_t_release,
                        track ? rtm_t_held : NULL,
-                       track ? rtm_t_note : NULL};
+                       track ? rtm_t_note : NULL,
+                       NULL};
     return t;
 }
 
@@ -136,7 +137,7 @@ static uint64_t m_held(void *ctx)
 
 replay_target replay_malloc_target(uint64_t *base_rss)
 {
-    replay_target t = {base_rss, m_alloc, m_resize, m_release, m_held, NULL};
+    replay_target t = {base_rss, m_alloc, m_resize, m_release, m_held, NULL, NULL};
     return t;
 }
 

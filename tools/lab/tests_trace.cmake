@@ -58,11 +58,44 @@ lab_expect(misuse.replay.no-file 2 replay)
 lab_expect(misuse.replay.unknown-allocator 2 replay x.trace --allocators tlsf,nosuchmalloc)
 lab_expect(misuse.replay.region-zero 2 replay x.trace --region 0)
 lab_expect(misuse.replay.bad-region 2 replay x.trace --region 12q)
-lab_expect(misuse.replay.wcet 2 replay x.trace --wcet)
+lab_expect(misuse.replay.wcet-peer-only 2 replay x.trace --wcet --allocators mimalloc,jemalloc)
+lab_expect(misuse.replay.wcet-ops-zero 2 replay x.trace --wcet --wcet-ops 0)
+lab_expect(misuse.replay.wcet-ops-bad 2 replay x.trace --wcet --wcet-ops 12q)
+lab_expect(misuse.replay.wcet-ops-alone 2 replay x.trace --wcet-ops 5)
+lab_expect(misuse.fit.wcet-ops-zero 2 fit x.trace --wcet --wcet-ops 0)
+lab_expect(misuse.fit.wcet-ops-alone 2 fit x.trace --wcet-ops 5)
 lab_expect(misuse.replay.twice 2 replay x.trace --allocators tlsf,tlsf)
 lab_expect(misuse.fit.no-file 2 fit --json x.json)
 lab_expect(misuse.fit.unknown-algorithm 2 fit x.trace --algorithms glibc)
 lab_expect(misuse.fit.headroom 2 fit x.trace --headroom 5000)
+
+# --wcet: exact instruction counts of the replay's calls (trace_wcet_check.cmake),
+# where rtmem-wcet is built (x86-64 Linux; tools/wcet/CMakeLists.txt) and not
+# in sanitizer builds (their counts include the instrumentation, as wcet_quick).
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_64|AMD64|amd64)$"
+   AND NOT RTMEM_SANITIZE)
+  foreach(mode one kinds fit)
+    add_test(NAME lab.trace.wcet.${mode}
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem> -DDIR=${trace_dir}
+                     -DOUT=${trace_dir} -DMODE=${mode}
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_wcet_check.cmake)
+    set_tests_properties(lab.trace.wcet.${mode} PROPERTIES FIXTURES_REQUIRED trace_files
+                         TIMEOUT 300)
+  endforeach()
+  find_program(RTMEM_STRACE NAMES strace)
+  if(RTMEM_STRACE)
+    add_test(NAME lab.trace.wcet.noptrace
+             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem> -DDIR=${trace_dir}
+                     -DOUT=${trace_dir} -DMODE=noptrace -DSTRACE=${RTMEM_STRACE}
+                     -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_wcet_check.cmake)
+    set_tests_properties(lab.trace.wcet.noptrace PROPERTIES FIXTURES_REQUIRED trace_files
+                         TIMEOUT 300)
+  endif()
+  lab_expect(help.wcet-replay 0 wcet replay --help)
+  lab_expect(misuse.wcet-replay.no-file 2 wcet replay)
+  lab_expect(misuse.wcet-replay.limit 2 wcet replay x.trace --limit 0)
+  lab_expect(misuse.wcet-replay.allocator 2 wcet replay x.trace --allocators mimalloc)
+endif()
 
 # The recorder (not on other systems: tools/record/CMakeLists.txt).
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
@@ -113,7 +146,12 @@ endif()
 # rules: percentiles in order, min <= max), when python3 is there.
 find_program(RTMEM_PYTHON3 NAMES python3)
 if(RTMEM_PYTHON3)
-  foreach(pair "stats|trace_stats|stats" "replay|replay|replay-pool" "fit|fit|fit-pool")
+  set(schema_pairs "stats|trace_stats|stats" "replay|replay|replay-pool" "fit|fit|fit-pool")
+  if(TEST lab.trace.wcet.one)
+    list(APPEND schema_pairs "wcet.one|replay|wcet-one" "wcet.kinds|replay|wcet-kinds"
+         "wcet.fit|fit|wcet-fit")
+  endif()
+  foreach(pair IN LISTS schema_pairs)
     string(REPLACE "|" ";" parts "${pair}")
     list(GET parts 0 mode)
     list(GET parts 1 stem)

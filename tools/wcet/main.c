@@ -70,6 +70,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: rtmem wcet [options]   (or rtmem-wcet [options])\n"
+            "       rtmem wcet replay FILE [options]   (a recorded trace's calls; see\n"
+            "                                          rtmem wcet replay --help)\n"
             "Counts, by single-stepping, the exact x86-64 instructions of every measured\n"
             "alloc and free of every allocator (rtm_alloc / rtm_free for each rtm\n"
             "algorithm, rtm_tlsf_alloc / rtm_tlsf_free, aligned_alloc and realloc for\n"
@@ -603,6 +605,8 @@ int main(int argc, char **argv)
     options o;
     static task tasks[MAX_TASKS];
     char err[256];
+    if (argc > 1 && strcmp(argv[1], "replay") == 0) /* a recorded trace: replay_trace.c */
+        return wcet_replay_main(argc - 1, argv + 1, WCET_LIBRARY_FILES);
     if (argc > 1 && strcmp(argv[1], "--child") == 0)
         child_mode(argc, argv);
     int rc = parse_options(argc, argv, &o);

@@ -254,7 +254,7 @@ static int step_call(tracee *c, struct user_regs_struct *regs, wcet_sample *s)
     uint64_t prev = regs->rip;
     c->rip_len = 0;
     for (unsigned steps = 0;; steps++) {
-        int sig;
+        int sig = 0;
         if (steps > STEP_LIMIT)
             return task_error(c, "measured call ran over %u steps", STEP_LIMIT);
         if (ptrace(PTRACE_SINGLESTEP, c->pid, NULL, NULL) != 0)
@@ -429,26 +429,38 @@ static void exec_child(const wcet_config *cfg, enum wcet_allocator al, enum wcet
     fprintf(stderr, "rtmem-wcet: exec /proc/self/exe: %s\n", strerror(errno));
 }
 
+/* What wcet_run_task's child runs: a scenario, or for glibc the exec. */
+typedef struct task_body {
+    const wcet_config *cfg;
+    enum wcet_allocator al;
+    enum wcet_scenario sc;
+    enum wcet_api api;
+} task_body;
+
+static int run_task_body(void *arg)
+{
+    const task_body *t = arg;
+    if (t->al == AL_GLIBC) {
+        exec_child(t->cfg, t->al, t->sc, t->api);
+        return 3;
+    }
+    return wcet_child_main(t->cfg, t->al, t->sc, t->api);
+}
+
 /* The child: become traceable, stop so the tracer can set options, run. */
-static void child(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
-                  enum wcet_api api)
+static void child(wcet_child_fn body, void *arg)
 {
     if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0) {
         fprintf(stderr, "rtmem-wcet: PTRACE_TRACEME: %s\n", strerror(errno));
-        _exit(3);
+        _exit(WCET_EXIT_NO_PTRACE);
     }
     raise(SIGSTOP);
-    if (al == AL_GLIBC) {
-        exec_child(cfg, al, sc, api);
-        _exit(3);
-    }
-    int rc = wcet_child_main(cfg, al, sc, api);
-    fflush(stderr);
+    int rc = body(arg);
+    fflush(NULL);
     _exit(rc);
 }
 
-int wcet_run_task(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
-                  enum wcet_api api, wcet_result *res)
+int wcet_run_child(wcet_child_fn body, void *arg, enum wcet_allocator al, wcet_result *res)
 {
     tracee c;
     memset(&c, 0, sizeof c);
@@ -459,10 +471,17 @@ int wcet_run_task(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scen
     if (c.pid < 0)
         return task_error(&c, "fork: %s", strerror(errno));
     if (c.pid == 0)
-        child(cfg, al, sc, api);
-    int sig = 0, rc = wait_stop(&c, &sig);
-    if (rc == 0 && sig != SIGSTOP)
-        rc = task_error(&c, "child stopped by signal %d before starting", sig);
+        child(body, arg);
+    int st, rc = 0;
+    if (waitpid(c.pid, &st, 0) != c.pid) {
+        rc = task_error(&c, "waitpid: %s", strerror(errno));
+    } else if (WIFEXITED(st) && WEXITSTATUS(st) == WCET_EXIT_NO_PTRACE) {
+        return task_error(&c, "ptrace is not permitted here (PTRACE_TRACEME failed: this process "
+                              "is already traced, or a container without CAP_SYS_PTRACE, or a "
+                              "seccomp or Yama policy)");
+    } else if (!WIFSTOPPED(st) || WSTOPSIG(st) != SIGSTOP) {
+        rc = task_error(&c, "child did not stop before starting (status %#x)", st);
+    }
     if (rc == 0 && ptrace(PTRACE_SETOPTIONS, c.pid, NULL,
                           (void *)(PTRACE_O_EXITKILL | PTRACE_O_TRACEEXEC)) != 0)
         rc = task_error(&c, "PTRACE_SETOPTIONS: %s", strerror(errno));
@@ -474,6 +493,13 @@ int wcet_run_task(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scen
     }
     free(c.rip);
     return rc;
+}
+
+int wcet_run_task(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scenario sc,
+                  enum wcet_api api, wcet_result *res)
+{
+    task_body t = {cfg, al, sc, api};
+    return wcet_run_child(run_task_body, &t, al, res);
 }
 
 void wcet_result_free(wcet_result *res)

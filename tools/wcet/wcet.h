@@ -253,7 +253,29 @@ int wcet_run_task(const wcet_config *cfg, enum wcet_allocator al, enum wcet_scen
 
 void wcet_result_free(wcet_result *res);
 
+/* The general form of wcet_run_task: forks a child that runs body(arg)
+ * under the tracer (its return value is the child's exit status; it must
+ * announce each measured call with wcet_marker and should call
+ * wcet_selftest_calls first) and counts every announced call into res. The
+ * child is a fork, so body sees this process's memory as it was. Returns 0,
+ * or -1 with res->error set (also when ptrace is not permitted: then the
+ * message says so). replay.c's trace replays use it. */
+typedef int (*wcet_child_fn)(void *arg);
+int wcet_run_child(wcet_child_fn body, void *arg, enum wcet_allocator al, wcet_result *res);
+
+/* --- replay_trace.c: `rtmem-wcet replay FILE` (a recorded trace) ------- */
+
+/* argv[0] is "replay". Returns the exit status. */
+int wcet_replay_main(int argc, char **argv, const char *library_files);
+
+/* A child's exit status when PTRACE_TRACEME failed. */
+#define WCET_EXIT_NO_PTRACE 99
+
 /* --- scenarios.c (runs in the traced child) ----------------------------- */
+
+/* The self-test calls alone (announced; the tracer checks their counts).
+ * Returns 0, or 1 with a message. */
+int wcet_selftest_calls(void);
 
 /* Runs the self-test calls, then scenario sc of allocator al. Returns 0, or
  * 1 after printing why the heap did not reach the state the scenario needs. */
