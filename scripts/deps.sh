@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what a make target needs on a Debian machine, or says exactly what
-# is missing. `build`: compiler, cmake, make. `bench`: also the peer
+# is missing. `build`: compiler, cmake, make (and python3-jsonschema, which
+# the JSON schema tests validate with). `bench`: also the peer
 # allocators the benchmark compares against (optional at run time: a missing
 # peer is reported as missing, never a crash). `ci`: also the cross compiler
 # for the freestanding check, 32-bit libraries for the -m32 run, pkg-config
@@ -19,7 +20,10 @@ need_cmds=(cc cmake make)
 need_pkgs=(gcc cmake make)
 opt_pkgs=()
 case "$what" in
-  build|check) ;;
+  # build (make test): the JSON schema tests validate with python3-jsonschema
+  # (scripts/validate_json.py names it when it is missing).
+  build) opt_pkgs=(python3 python3-jsonschema) ;;
+  check) ;;
   bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib
                sqlite3) ;; # sqlite3: a real trace (scripts/trace_bench.sh)
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
@@ -27,14 +31,10 @@ case "$what" in
   cross) ;;
   *) echo "usage: scripts/deps.sh build|bench|ci|cross|check" >&2; exit 2 ;;
 esac
-# The cross stage's packages (scripts/test-cross.sh): optional in ci, the C
-# compilers and qemu required in cross. Debian's gcc-multilib declares a
-# conflict with every cross compiler, so installing them removes it (see
-# keep_m32 below).
-cross_pkgs=(qemu-user-static)
-for t in aarch64-linux-gnu arm-linux-gnueabihf s390x-linux-gnu i686-linux-gnu; do
-  cross_pkgs+=("gcc-$t" "g++-$t")
-done
+# The cross packages (scripts/test-cross.sh, `make test-cross`; not a CI
+# stage: docs/TESTING.md): the C compilers and qemu required in cross.
+# Debian's gcc-multilib declares a conflict with every cross compiler, so
+# installing them removes it (see keep_m32 below).
 case "$what" in
   # cross: the C compilers and qemu are required (scripts/test-cross.sh
   # cannot run without them); the C++ ones optional (tests/cpp/ skips).
@@ -50,6 +50,8 @@ esac
 # ci: gcc-<N>-multilib (the 32-bit compiler) instead of the gcc-multilib
 # metapackage, which would evict the cross compilers on every run and be
 # evicted by them in turn; keep_m32 adds the one link it would have added.
+# It is installed without recommends: its libc6-dev-i386 recommends
+# gcc-multilib, which apt would install and so remove every cross compiler.
 if [ "$what" = ci ]; then
   gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
   [ -n "$gcc_major" ] && opt_pkgs=("${opt_pkgs[@]/#gcc-multilib/gcc-$gcc_major-multilib}")
@@ -96,7 +98,9 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
     apt-get install -y -qq "${missing[@]}" >/dev/null
   fi
   for p in "${opt_missing[@]}"; do
-    apt-get install -y -qq "$p" >/dev/null 2>&1 \
+    norec=()
+    case "$p" in gcc-*-multilib) norec=(--no-install-recommends) ;; esac
+    apt-get install -y -qq "${norec[@]}" "$p" >/dev/null 2>&1 \
       || echo "deps: optional package $p could not be installed; its peer will be reported as missing" >&2
   done
   keep_m32

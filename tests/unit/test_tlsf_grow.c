@@ -31,10 +31,16 @@
 #include "heaps/tlsf_rebuild.h" /* rtm_tlsf_rebuild: the crash recovery's, internal */
 #include "rtmem.h"
 
-#define KiB       ((size_t)1024)
-#define HDR       ((size_t)RTM_TLSF_HEADER_BYTES)
-#define MIN_SPAN  (RTM_TLSF_MIN_BLOCK + HDR)
-#define GROW_SLOP ((size_t)32) /* a new pool's bookkeeping + 8 of alignment slack */
+#define KiB      ((size_t)1024)
+#define HDR      ((size_t)RTM_TLSF_HEADER_BYTES)
+#define MIN_SPAN (RTM_TLSF_MIN_BLOCK + HDR)
+/* A new pool's bookkeeping before its first payload (its record and the
+ * first header: the pool overhead but the sentinel's header): 24 bytes
+ * with 8-byte pointers, 16 with 4-byte ones. */
+#define POOL_HEAD (rtm_tlsf_pool_overhead() - HDR)
+/* What growth asks for beyond the block's span: a new pool's bookkeeping
+ * and 8 bytes of alignment slack. */
+#define GROW_SLOP (POOL_HEAD + (size_t)8)
 
 static size_t span_for(size_t n)
 {
@@ -268,7 +274,7 @@ static void test_new_pool(void)
         /* the pool loses its bookkeeping, and an odd start 5 more bytes
          * rounded to 8 (the end then too) */
         size_t pool_free =
-            odd ? ((chunk - 5u - 24u) & ~(size_t)7u) - HDR : chunk - rtm_tlsf_pool_overhead();
+            odd ? ((chunk - 5u - POOL_HEAD) & ~(size_t)7u) - HDR : chunk - rtm_tlsf_pool_overhead();
         CHECK_EQ(after.free_bytes, before.free_bytes + pool_free);
         CHECK_EQ(after.largest_free, pool_free);
         walk_sum w = walk_of(h);
