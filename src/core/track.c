@@ -187,7 +187,11 @@ static void *bad_heap(void)
  * could not record (mmap failed) is still made accessible; its free then
  * poisons nothing (a missed report, never a false one). */
 typedef struct {
-    const void *ptr; /* NULL: empty slot */
+    /* ~(address of the block); 0: an empty slot. Inverted because valgrind's
+     * leak check scans this mmap'd table for pointers: a plain address would
+     * keep every leaked rtm block "still reachable" instead of "definitely
+     * lost" (tracking.valgrind.leak). */
+    uintptr_t key;
     const rtm_heap *h;
     size_t exposed;
 } live_entry;
@@ -202,22 +206,26 @@ static void lock_live(void)
 }
 static void unlock_live(void) { __atomic_store_n(&live_lock, 0, __ATOMIC_RELEASE); }
 
-static size_t live_home(const void *ptr, size_t cap)
+static uintptr_t key_of(const void *ptr) { return ~(uintptr_t)ptr; }
+
+static size_t live_home(uintptr_t key, size_t cap)
 {
-    uint64_t x = (uint64_t)(uintptr_t)ptr;
+    uint64_t x = (uint64_t)key;
     x ^= x >> 29;
     x *= 0x9e3779b97f4a7c15u;
     return (size_t)(x >> 32) & (cap - 1u);
 }
 
 /* The slot holding ptr, or the empty slot where it would go. */
-static size_t live_slot(const void *ptr)
+static size_t live_slot_of_key(uintptr_t key)
 {
-    size_t i = live_home(ptr, live_cap);
-    while (live[i].ptr != NULL && live[i].ptr != ptr)
+    size_t i = live_home(key, live_cap);
+    while (live[i].key != 0 && live[i].key != key)
         i = (i + 1u) & (live_cap - 1u);
     return i;
 }
+
+static size_t live_slot(const void *ptr) { return live_slot_of_key(key_of(ptr)); }
 
 static int live_grow(void)
 {
@@ -233,8 +241,8 @@ static int live_grow(void)
     live = mem; /* zero-filled: every slot empty */
     live_cap = cap;
     for (size_t i = 0; i < old_cap; i++)
-        if (old[i].ptr != NULL)
-            live[live_slot(old[i].ptr)] = old[i];
+        if (old[i].key != 0)
+            live[live_slot_of_key(old[i].key)] = old[i];
     if (old != NULL)
         (void)munmap(old, old_cap * sizeof(live_entry));
     return 0;
@@ -245,18 +253,18 @@ static int live_grow(void)
 static void live_erase(size_t i)
 {
     size_t mask = live_cap - 1u, j = i;
-    live[i].ptr = NULL;
+    live[i].key = 0;
     live_count--;
     for (;;) {
         j = (j + 1u) & mask;
-        if (live[j].ptr == NULL)
+        if (live[j].key == 0)
             return;
-        size_t home = live_home(live[j].ptr, live_cap);
+        size_t home = live_home(live[j].key, live_cap);
         /* j's entry may move to i iff its home is not in (i, j]. */
         int stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
             live[i] = live[j];
-            live[j].ptr = NULL;
+            live[j].key = 0;
             i = j;
         }
     }
@@ -273,9 +281,9 @@ static void live_put(const rtm_heap *h, const void *ptr, size_t exposed)
         }
     }
     size_t i = live_slot(ptr);
-    if (live[i].ptr == NULL)
+    if (live[i].key == 0)
         live_count++;
-    live[i] = (live_entry){ptr, h, exposed};
+    live[i] = (live_entry){key_of(ptr), h, exposed};
     unlock_live();
 }
 
@@ -286,7 +294,7 @@ static size_t live_take(const rtm_heap *h, const void *ptr)
     lock_live();
     if (live_cap != 0) {
         size_t i = live_slot(ptr);
-        if (live[i].ptr != NULL && live[i].h == h) {
+        if (live[i].key != 0 && live[i].h == h) {
             exposed = live[i].exposed;
             live_erase(i);
         }
@@ -302,7 +310,7 @@ static void live_forget(const rtm_heap *h, const void *mem, size_t bytes)
     uintptr_t lo = (uintptr_t)mem, hi = lo + bytes;
     lock_live();
     for (size_t i = 0; i < live_cap;) {
-        uintptr_t p = (uintptr_t)live[i].ptr;
+        uintptr_t p = live[i].key != 0 ? ~live[i].key : 0;
         int gone = p != 0 && (h != NULL ? live[i].h == h : (p >= lo && p < hi));
         if (gone)
             live_erase(i); /* slot i may now hold a shifted entry: look again */
