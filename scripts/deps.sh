@@ -9,7 +9,7 @@
 # for the consumer builds, and the format/static-analysis tools.
 # `cross`: Debian's cross compilers (C and C++) for aarch64, armhf, s390x
 # and i686 and qemu-user-static, for scripts/test-cross.sh (`make
-# test-cross`; not a CI stage yet: docs/TESTING.md).
+# test-cross`, and the CI stage for aarch64 and armhf: docs/TESTING.md).
 # `check`: what `build` needs, only checked and reported, never installed
 # (`make build` runs this one: installing is left to `make test`,
 # `make bench` and this script called directly).
@@ -31,8 +31,8 @@ case "$what" in
   cross) ;;
   *) echo "usage: scripts/deps.sh build|bench|ci|cross|check" >&2; exit 2 ;;
 esac
-# The cross packages (scripts/test-cross.sh, `make test-cross`; not a CI
-# stage: docs/TESTING.md): the C compilers and qemu required in cross.
+# The cross packages (scripts/test-cross.sh, `make test-cross`, the CI
+# stage): the C compilers and qemu required in cross.
 # Debian's gcc-multilib declares a conflict with every cross compiler, so
 # installing them removes it (see keep_m32 below).
 case "$what" in

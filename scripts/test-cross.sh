@@ -49,6 +49,7 @@ NOQEMU=(
   "^malloc_preload_ -- runs the host's own programs (python3, sqlite3, git, gcc) with the target's librtmem-malloc.so in LD_PRELOAD: a foreign library in a host process"
   "^shared_crash\$ -- single-steps a child with ptrace to kill it at every instruction; qemu-user does not emulate ptrace of its guest"
   "^cpp_pmr\\.control_loop\$ -- runs the loop under seccomp strict mode; qemu-user refuses prctl(PR_SET_SECCOMP) (EINVAL), and its own system calls would break it"
+  "^malloc_arena(_env)?\$ -- asserts no page fault after start-up with getrusage; qemu-user faults in memory of its own (translating code on its first run) and the guest's count includes them (checked natively in every CI stage)"
 )
 # Tests whose process execs a target program itself (a child re-executing
 # /proc/self/exe, a script or a nested build running what it built): under
@@ -63,6 +64,9 @@ NOEXEC=(
   "^cpp_pmr_bench\\.runs\$ -- the benchmark runs each allocator in a child re-executing itself"
   "^lab\\.json\\.(bench_random|bench_random_sweep|bench_threads|limits)\\. -- the command's --quick run spawns the lab itself as its measuring child (the JSON checks are architecture-independent and run natively)"
   "^lab\\.(random|threads|limits)\\.(quick|sweep\\.quick|sweep\\.refusals|peer-not-installed) -- a lab measurement: the lab spawns itself as its measuring child"
+  "^lab\\.(json_stdout\\.limits|limits\\.json|zram\\.(quick|study))\$ -- a lab measurement: the lab spawns itself as its measuring child (lab.limits.json reads that run's JSON)"
+  "^lab\\.random\\.grow\\.(quick|schema)\$ -- a lab measurement: the lab spawns itself as its measuring child (its schema check reads that run's JSON)"
+  "^lab\\.record\\.(c|cxx)(\\.check)?\$ -- rtmem record execs the program it records with the recorder preloaded (the check reads that trace)"
 )
 # The long benchmark-style lab runs (quick profiles of whole measurements,
 # minutes each under qemu's 5-20x slowdown): left out only when

@@ -28,7 +28,8 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
  * could not use). Values are part of the in-memory layout: never reuse one;
  * a new layout gets a new value. The list and the registry (names, lookup,
  * run-time registration) are in core/registry.c. */
-#define RTM_KIND_TLSF     0x32534c54u /* "TLS2": TLSF, layout 2 (1 + the grow fields) */
+/* "TLS3": TLSF, layout 3 (odd free-list links; 2 added the grow fields) */
+#define RTM_KIND_TLSF     0x33534c54u
 #define RTM_KIND_HALFFIT  0x31464c48u /* "HLF1": half-fit, layout 1 */
 #define RTM_KIND_BUDDY    0x31444442u /* "BDD1": binary buddy pages, layout 1 */
 #define RTM_KIND_SLAB     0x31424c53u /* "SLB1": slab size classes over buddy */

@@ -50,7 +50,7 @@ typedef struct rtm_heap_kind {
 } rtm_heap_kind;
 
 /* Every kind's descriptor by slot (core/registry.c). A kind's slot is the
- * low 4 bits of the first letter of its tag XOR the third ("TLS2":
+ * low 4 bits of the first letter of its tag XOR the third ("TLS3":
  * 'T' ^ 'S' -> 7): distinct for every kind rtmem has. Named algorithms are
  * checked at compile time, registered kinds by rtm_kind_register(). */
 #define RTM_KIND_SLOTS      16u

@@ -44,10 +44,10 @@ static inline void bits_clear(rtm_tlsf *t, unsigned idx)
     t->list_bits[idx >> 6] &= (keep << bit) | (keep >> ((64u - bit) & 63u));
 }
 
-/* The offset of list idx's head slot: what a head's pprev link holds. */
+/* The link of list idx's head slot: what a head's pprev link holds. */
 static inline ptrdiff_t head_slot(const rtm_tlsf *t, unsigned idx)
 {
-    return off_of(t, (const char *)&t->heads[idx]);
+    return link_to(t, (const char *)&t->heads[idx]);
 }
 
 /* Links free block b (span s) into its list, keeping the list's largest
@@ -61,7 +61,7 @@ static inline void list_insert(rtm_tlsf *t, char *b, size_t s)
 {
     unsigned idx = list_index(s);
     ptrdiff_t head_off = t->heads[idx];
-    ptrdiff_t b_off = off_of(t, b);
+    ptrdiff_t b_off = link_to(t, b);
     RTM_ASSERT(s >= MIN_SPAN && s % GRAN == 0 && idx < LIST_COUNT);
     STEP(t);
     if (head_off == 0) {
@@ -71,7 +71,7 @@ static inline void list_insert(rtm_tlsf *t, char *b, size_t s)
         bits_set(t, idx);
         return;
     }
-    char *head = at(t, head_off);
+    char *head = link_at(t, head_off);
     if (s >= span_of(head)) {
         *link_next(b) = head_off;
         *link_pprev(head) = b_off;
@@ -84,7 +84,7 @@ static inline void list_insert(rtm_tlsf *t, char *b, size_t s)
     *link_next(head) = b_off;
     *link_pprev(b) = head_off;
     if (after != 0)
-        *link_pprev(at(t, after)) = b_off;
+        *link_pprev(link_at(t, after)) = b_off;
 }
 
 /* Unlinks free block b from its list. Its pprev link names the slot that
@@ -97,9 +97,9 @@ static inline void list_remove(rtm_tlsf *t, char *b)
     ptrdiff_t pprev = *link_pprev(b);
     RTM_ASSERT(pprev != 0 && (hdr(b) & BLOCK_FREE) != 0);
     STEP(t);
-    *(ptrdiff_t *)(uintptr_t)at(t, pprev) = next;
+    *(ptrdiff_t *)(uintptr_t)link_at(t, pprev) = next;
     if (next != 0) {
-        *link_pprev(at(t, next)) = pprev;
+        *link_pprev(link_at(t, next)) = pprev;
         return;
     }
     size_t slot = (size_t)(pprev - head_slot(t, 0)) / sizeof(ptrdiff_t);
@@ -113,7 +113,7 @@ static inline void list_remove(rtm_tlsf *t, char *b)
 static inline char *list_take_any(rtm_tlsf *t, unsigned idx)
 {
     ptrdiff_t head_off = t->heads[idx];
-    char *head = at(t, head_off);
+    char *head = link_at(t, head_off);
     ptrdiff_t second_off = *link_next(head);
     STEP(t);
     if (second_off == 0) {
@@ -121,11 +121,11 @@ static inline char *list_take_any(rtm_tlsf *t, unsigned idx)
         bits_clear(t, idx);
         return head;
     }
-    char *second = at(t, second_off);
+    char *second = link_at(t, second_off);
     ptrdiff_t third = *link_next(second);
     *link_next(head) = third;
     if (third != 0)
-        *link_pprev(at(t, third)) = head_off;
+        *link_pprev(link_at(t, third)) = head_off;
     return second;
 }
 
@@ -156,7 +156,7 @@ static inline char *find_free_block(rtm_tlsf *t, size_t s)
     ptrdiff_t head_off = t->heads[own];
     STEP(t);
     if (head_off != 0) {
-        char *head = at(t, head_off);
+        char *head = link_at(t, head_off);
         if (span_of(head) >= s) {
             list_remove(t, head);
             return head;
@@ -480,7 +480,7 @@ static inline char *aligned_take(rtm_tlsf *t, size_t align, size_t s, size_t wor
     ptrdiff_t head_off = t->heads[list_index(worst)];
     if (head_off == 0)
         return NULL;
-    char *b = at(t, head_off);
+    char *b = link_at(t, head_off);
     if (span_of(b) < gap_needed(b, align) + s)
         return NULL;
     list_remove(t, b);
@@ -991,7 +991,7 @@ rtm_stats rtm_tlsf_stats(const rtm_tlsf *t)
     if ((t->list_bits[0] | t->list_bits[1]) != 0) {
         unsigned w = t->list_bits[1] != 0;
         unsigned idx = (w << 6) + rtm_fls64(t->list_bits[w]);
-        st.largest_free = span_of(at(t, t->heads[idx])) - HDR_BYTES;
+        st.largest_free = span_of(link_at(t, t->heads[idx])) - HDR_BYTES;
     }
     return st;
 }

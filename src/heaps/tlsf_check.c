@@ -153,12 +153,12 @@ static int check_fast_range(const rtm_tlsf *t)
     return 0;
 }
 
-/* Is a link offset a plausible block: 8-aligned, with [p - HDR, p +
- * MIN_SPAN) inside a pool of t? Works on integers, so a garbage offset never
+/* Does a link name a plausible block: 8-aligned, with [p - HDR, p +
+ * MIN_SPAN) inside a pool of t? Works on integers, so a garbage link never
  * forms an out-of-range pointer (undefined behaviour even unread). */
-static int link_in_a_pool(const rtm_tlsf *t, ptrdiff_t off)
+static int link_in_a_pool(const rtm_tlsf *t, ptrdiff_t link)
 {
-    uintptr_t a = (uintptr_t)tlsf_base(t) + (uintptr_t)off;
+    uintptr_t a = (uintptr_t)tlsf_base(t) + (uintptr_t)link - 1u;
     if ((a & (GRAN - 1u)) != 0)
         return 0;
     for (ptrdiff_t p_off = t->first_pool; p_off != 0;) {
@@ -210,14 +210,14 @@ static int check_list(const rtm_tlsf *t, unsigned idx, size_t *budget, size_t *m
 {
     /* The head's back link names its head slot; every other block's names
      * the previous block (whose next link points here). */
-    ptrdiff_t prev = off_of(t, (const char *)&t->heads[idx]);
-    for (ptrdiff_t off = t->heads[idx]; off != 0;) {
+    ptrdiff_t prev = link_to(t, (const char *)&t->heads[idx]);
+    for (ptrdiff_t link = t->heads[idx]; link != 0;) {
         if (*budget == 0)
             return rtm_tlsf_check_fail(t, t, "free lists hold more blocks than counted");
         (*budget)--;
-        if (!link_in_a_pool(t, off))
+        if (!link_in_a_pool(t, link))
             return rtm_tlsf_check_fail(t, t, "free-list link points outside the pools");
-        char *b = at(t, off);
+        char *b = link_at(t, link);
         if ((hdr(b) & BLOCK_FREE) == 0)
             return rtm_tlsf_check_fail(t, b, "used block on a free list");
         if (list_index(span_of(b)) != idx)
@@ -225,8 +225,8 @@ static int check_list(const rtm_tlsf *t, unsigned idx, size_t *budget, size_t *m
         if (*link_pprev(b) != prev)
             return rtm_tlsf_check_fail(t, b, "free-list back link broken");
         (*members)++;
-        prev = off;
-        off = *link_next(b);
+        prev = link;
+        link = *link_next(b);
     }
     return 0;
 }

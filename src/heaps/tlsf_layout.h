@@ -14,8 +14,8 @@
  *
  *   used block:         free block:
  *   p-4  [span|flags]   p-4  [span|FREE|flags]
- *   p    user data ...  p    next_free  (offset from control, 0 = none)
- *                       p+w  pprev: offset of the slot pointing here
+ *   p    user data ...  p    next_free  (link: offset + 1, 0 = none)
+ *                       p+w  pprev: link of the slot pointing here
  *                            (previous block's next_free, or the list's
  *                            head slot in the control structure)
  *                       ...
@@ -101,7 +101,7 @@ struct rtm_tlsf {
     uint32_t unused;
     uint64_t list_bits[WORD_COUNT]; /* bit idx set iff heads[idx] != 0     */
 
-    ptrdiff_t heads[LIST_COUNT]; /* offsets of list heads, 0 = empty    */
+    ptrdiff_t heads[LIST_COUNT]; /* links of list heads, 0 = empty      */
     size_t used_bytes;           /* sum of usable sizes of used blocks          */
     size_t live_blocks;          /* used blocks                                 */
     size_t free_blocks;          /* free blocks (= members of all lists)        */
@@ -165,6 +165,21 @@ static inline uint32_t hdr_unaligned(const char *p)
     __builtin_memcpy(&v, p - HDR_BYTES, sizeof v);
     return v;
 }
+
+/*
+ * Free-list links: a free block's next and pprev, the list heads, and the
+ * head slots a pprev names. A link is the offset of its target counted from
+ * the byte below the control structure, one more than at()'s offset, so
+ * every link but "none" (0) is odd. A header word read inside a free
+ * block's links then reads as FREE (its low bits are a link's odd low bits)
+ * or as span 0 (a link's high half): free() of a stale pointer into them is
+ * refused on every byte order and word size, with no check added to the
+ * free path (the -1 folds into the address arithmetic). Layout 3.
+ */
+static inline char *link_at(const rtm_tlsf *t, ptrdiff_t link) { return at(t, link - 1); }
+static inline ptrdiff_t link_to(const rtm_tlsf *t, const char *p) { return off_of(t, p) + 1; }
+/* The block offset (at()) a link names, 0 for none. */
+static inline ptrdiff_t link_offset(ptrdiff_t link) { return link != 0 ? link - 1 : 0; }
 
 static inline ptrdiff_t *link_next(const char *p) { return (ptrdiff_t *)(uintptr_t)p; }
 /* The offset of the slot that points to this block: the previous block's

@@ -88,11 +88,11 @@ static void save(const rtm_tlsf *t, ptrdiff_t off, rtm_tlsf_undo *u)
  * the second when there is one). */
 static void save_head_and_second(const rtm_tlsf *t, unsigned idx, rtm_tlsf_undo *u)
 {
-    ptrdiff_t head = t->heads[idx];
+    ptrdiff_t head = link_offset(t->heads[idx]);
     if (head == 0 || pool_holding(t, (uintptr_t)tlsf_base(t) + (uintptr_t)head) == NULL)
         return;
     save(t, head, u);
-    save(t, *link_next(at(t, head)), u);
+    save(t, link_offset(*link_next(at(t, head))), u);
 }
 
 /* tlsf.c's span_for, list_search and alignment_of, read-only twins. */
@@ -130,7 +130,7 @@ static void undo_plain_alloc(const rtm_tlsf *t, size_t size, rtm_tlsf_undo *u)
     }
     size_t s = request_span(size);
     unsigned f = rtm_fls_size(s);
-    save(t, t->heads[list_index_f(s, f)], u); /* exact-fit probe */
+    save(t, link_offset(t->heads[list_index_f(s, f)]), u); /* exact-fit probe */
     int idx = first_list_from(t, list_index_fit_f(s, f));
     if (idx >= 0)
         save_head_and_second(t, (unsigned)idx, u);
@@ -150,7 +150,7 @@ void rtm_tlsf_undo_alloc(const rtm_tlsf *t, size_t align, size_t size, rtm_tlsf_
     int idx = first_list_from(t, list_index_fit_f(worst, rtm_fls_size(worst)));
     if (idx >= 0)
         save_head_and_second(t, (unsigned)idx, u);
-    save(t, t->heads[list_index(worst)], u);
+    save(t, link_offset(t->heads[list_index(worst)]), u);
 }
 
 void rtm_tlsf_undo_free(const rtm_tlsf *t, const void *ptr, rtm_tlsf_undo *u)
@@ -213,23 +213,23 @@ void rtm_tlsf_undo_apply(rtm_tlsf *t, const rtm_tlsf_undo *u)
 static void insert_free(rtm_tlsf *t, char *b, size_t s)
 {
     unsigned idx = list_index(s);
-    ptrdiff_t head_off = t->heads[idx], b_off = off_of(t, b);
-    ptrdiff_t slot = off_of(t, (const char *)&t->heads[idx]);
-    if (head_off == 0 || s >= span_of(at(t, head_off))) {
+    ptrdiff_t head_off = t->heads[idx], b_off = link_to(t, b);
+    ptrdiff_t slot = link_to(t, (const char *)&t->heads[idx]);
+    if (head_off == 0 || s >= span_of(link_at(t, head_off))) {
         *link_next(b) = head_off;
         *link_pprev(b) = slot;
         if (head_off != 0)
-            *link_pprev(at(t, head_off)) = b_off;
+            *link_pprev(link_at(t, head_off)) = b_off;
         t->heads[idx] = b_off;
         t->list_bits[idx >> 6] |= (uint64_t)1 << (idx & 63u);
         return;
     }
-    char *head = at(t, head_off);
+    char *head = link_at(t, head_off);
     ptrdiff_t after = *link_next(head);
     *link_pprev(b) = head_off;
     *link_next(b) = after;
     if (after != 0)
-        *link_pprev(at(t, after)) = b_off;
+        *link_pprev(link_at(t, after)) = b_off;
     *link_next(head) = b_off;
 }
 

@@ -12,7 +12,7 @@
  *   guard (8-aligned)                                  inner heap
  *   +-------------------------------------------+     +------------------+
  *   | frozen prefix (32 bytes, every version):   |     | control (TLSF:   |
- *   |   kind "GRD1" | flags | magic "rtmemGRD"   |     | kind "TLS2" ...) |
+ *   |   kind "GRD1" | flags | magic "rtmemGRD"   |     | kind "TLS3" ...) |
  *   |   version | abi | bytes                    | --> | blocks ...       |
  *   | algorithm name, inner offset, ready word,  |     |                  |
  *   | lock holder, counters, intent record,      |     |                  |

@@ -164,8 +164,11 @@ static int validate(const rtm_guard *g, size_t size)
         memchr(g->algorithm, '\0', sizeof g->algorithm) == NULL ||
         strcmp(g->algorithm, "tlsf") != 0)
         return EINVAL;
-    if (*(const uint32_t *)guard_inner(g) != RTM_KIND_TLSF)
-        return EINVAL;
+    /* Another layout of TLSF ("TLS1", "TLS2": same first three letters) is
+     * another version, not a foreign object: its links would be misread. */
+    uint32_t inner_kind = *(const uint32_t *)guard_inner(g);
+    if (inner_kind != RTM_KIND_TLSF)
+        return ((inner_kind ^ RTM_KIND_TLSF) & 0x00FFFFFFu) == 0 ? EPROTO : EINVAL;
     return 0;
 }
 

@@ -512,8 +512,10 @@ static void test_pool(void)
         put32(f.b - HDR, 0);
         expect_refused_damaged(&f.u, f.b, K_CORRUPT, "header zeroed, added pool");
         put32(f.b - HDR, saved);
-        /* The free rest after c: the upper halves of its links read as a
-         * span of 0. */
+        /* The free rest after c: a header word read inside its links is a
+         * link's odd low half (FREE) or its high half (span 0), on every
+         * byte order and word size (links, tlsf_layout.h); +16 on 32-bit
+         * reads the rest's untouched bytes (zero). */
         expect_refused(&f.u, f.c + span_for(256) + 8, K_NOT_BLOCK, "free space, added pool");
         expect_refused(&f.u, f.c + span_for(256) + 16, K_NOT_BLOCK, "free space, added pool");
         finish_fixture(&f, "added pool");

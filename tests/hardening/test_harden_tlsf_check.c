@@ -76,8 +76,8 @@ static void old_add_pool(rtm_tlsf *t, char *mem, size_t bytes)
     set_footer(first, s);
     set_hdr(end, BLOCK_PREV_FREE); /* its sentinel */
     *link_next(first) = 0;
-    *link_pprev(first) = off_of(t, (const char *)&t->heads[idx]);
-    t->heads[idx] = off_of(t, first);
+    *link_pprev(first) = link_to(t, (const char *)&t->heads[idx]);
+    t->heads[idx] = link_to(t, first);
     t->list_bits[idx >> 6] |= (uint64_t)1 << (idx & 63u);
     t->free_blocks++;
 }

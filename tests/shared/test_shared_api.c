@@ -10,7 +10,7 @@
  *    exact bits asked for whatever the umask, bits outside 0777 refused;
  *  - attaching to what is not a good heap: missing (ENOENT), empty,
  *    shorter than the header, foreign bytes, truncated or grown heap
- *    (EINVAL), other version / ABI / byte order (EPROTO), half-created
+ *    (EINVAL), other version / ABI / byte order / inner TLSF layout (EPROTO), half-created
  *    (EAGAIN); never a crash;
  *  - two mappings of one heap at different addresses: offsets mean the
  *    same block in both, a block allocated through one is freed through the
@@ -288,6 +288,19 @@ static void test_bad_objects(void)
         munmap(m, bytes);
     }
     damage_field(name, 0, 0x31534c54u, EINVAL, "kind word of a plain TLSF heap");
+    {
+        /* The inner heap (at the guard's "inner" offset, byte 56) of an
+         * older TLSF layout, whose free-list links mean something else. */
+        size_t bytes;
+        unsigned char *m = raw_map(name, &bytes);
+        int64_t inner;
+        memcpy(&inner, m + 56, sizeof inner);
+        munmap(m, bytes);
+        REQUIRE(inner > 0 && (size_t)inner < bytes);
+        damage_field(name, (size_t)inner, 0x32534c54u, EPROTO, "inner TLSF of layout 2");
+        damage_field(name, (size_t)inner, 0x31534c54u, EPROTO, "inner TLSF of layout 1");
+        damage_field(name, (size_t)inner, 0x31475244u, EINVAL, "inner heap of another kind");
+    }
     damage_field(name, 4, 0u, EINVAL, "flags without SHARED");
     damage_field(name, 24, 4096u, EINVAL, "recorded size differs");
     rtm_heap *ok = rtm_shared_open(name);

@@ -1037,6 +1037,9 @@ static ptrdiff_t offset_in(const three *x, const void *p)
     return (ptrdiff_t)((uintptr_t)p - (uintptr_t)x->t);
 }
 
+/* A free-list link to p: its offset plus one (tlsf_layout.h, links). */
+static ptrdiff_t link_in(const three *x, const void *p) { return offset_in(x, p) + 1; }
+
 static void test_check_detects_corruption(void)
 {
     test_region r = region_malloc(64 * KiB, 0);
@@ -1051,20 +1054,21 @@ static void test_check_detects_corruption(void)
     }
 
     /* A free block's next link: list (all spans equal) is c -> b -> a. */
-    for (size_t v = 0; v < 8; v++) {
+    for (size_t v = 0; v < 9; v++) {
         three x = make_three(&r);
         REQUIRE(rtm_tlsf_free(x.t, x.a) == 0 && rtm_tlsf_free(x.t, x.b) == 0 &&
                 rtm_tlsf_free(x.t, x.c) == 0);
         REQUIRE(rtm_tlsf_check(x.t) == 0);
         ptrdiff_t next;
         memcpy(&next, x.b, sizeof next);
-        REQUIRE(next == offset_in(&x, x.a)); /* the layout this test assumes */
+        REQUIRE(next == link_in(&x, x.a)); /* the layout this test assumes */
         const ptrdiff_t bad[] = {0,
-                                 offset_in(&x, x.b),
-                                 offset_in(&x, x.c),
-                                 offset_in(&x, x.sep[0]),
-                                 offset_in(&x, x.a) + 8,
-                                 offset_in(&x, x.a) + 4,
+                                 link_in(&x, x.b),
+                                 link_in(&x, x.c),
+                                 link_in(&x, x.sep[0]),
+                                 link_in(&x, x.a) + 8,
+                                 link_in(&x, x.a) + 4,
+                                 offset_in(&x, x.a),  /* even: a link of layout 2 */
                                  PTRDIFF_MAX / 2 + 1, /* far outside any pool */
                                  -64};
         memcpy(x.b, &bad[v], sizeof bad[v]);

@@ -17,7 +17,7 @@ set_tests_properties(lab.trace.gen.files PROPERTIES FIXTURES_SETUP trace_files
 # trace_json_check.cmake MODE: the numbers of stats, replay, refusals, fit.
 foreach(mode stats replay refuse fit)
   add_test(NAME lab.trace.${mode}
-           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem> -DDIR=${trace_dir}
+           COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe} -DDIR=${trace_dir}
                    -DOUT=${trace_dir} -DMODE=${mode}
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_json_check.cmake)
   set_tests_properties(lab.trace.${mode} PROPERTIES FIXTURES_REQUIRED trace_files TIMEOUT 120)
@@ -28,7 +28,7 @@ function(trace_bad name file expect match)
   foreach(cmd "trace|stats" replay fit)
     string(REPLACE "|" "." cmdname "${cmd}")
     add_test(NAME lab.trace.bad.${name}.${cmdname}
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem> "-DARGS=${cmd}|${file}"
+             COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe} "-DARGS=${cmd}|${file}"
                      -DEXPECT=${expect} "-DMATCH=${match}"
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_expect.cmake)
     set_tests_properties(lab.trace.bad.${name}.${cmdname} PROPERTIES FIXTURES_REQUIRED trace_files)
@@ -76,7 +76,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_
    AND NOT RTMEM_SANITIZE)
   foreach(mode one kinds fit)
     add_test(NAME lab.trace.wcet.${mode}
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem> -DDIR=${trace_dir}
+             COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe} -DDIR=${trace_dir}
                      -DOUT=${trace_dir} -DMODE=${mode}
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_wcet_check.cmake)
     set_tests_properties(lab.trace.wcet.${mode} PROPERTIES FIXTURES_REQUIRED trace_files
@@ -85,7 +85,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_
   find_program(RTMEM_STRACE NAMES strace)
   if(RTMEM_STRACE)
     add_test(NAME lab.trace.wcet.noptrace
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem> -DDIR=${trace_dir}
+             COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe} -DDIR=${trace_dir}
                      -DOUT=${trace_dir} -DMODE=noptrace -DSTRACE=${RTMEM_STRACE}
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_wcet_check.cmake)
     set_tests_properties(lab.trace.wcet.noptrace PROPERTIES FIXTURES_REQUIRED trace_files
@@ -109,7 +109,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
   target_compile_options(lab_rec_check PRIVATE ${RTMEM_WARNINGS})
   # rtmem record passes the program's exit status on: rec_prog ends with 3.
   add_test(NAME lab.record.c
-           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem>
+           COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe}
                    "-DARGS=record|-o|${trace_dir}/rec-c.trace|--|$<TARGET_FILE:lab_rec_prog>"
                    -DEXPECT=3 "-DMATCH=calls recorded"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_expect.cmake)
@@ -118,7 +118,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
                        FIXTURES_SETUP rec_c)
   set_tests_properties(lab.record.c.check PROPERTIES FIXTURES_REQUIRED rec_c)
   add_test(NAME lab.record.missing-program
-           COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem>
+           COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe}
                    "-DARGS=record|-o|${trace_dir}/none.trace|--|/no/such/program"
                    -DEXPECT=127 "-DMATCH=cannot run /no/such/program"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_expect.cmake)
@@ -131,7 +131,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
     set_target_properties(lab_rec_prog_cxx PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS ""
                           CXX_STANDARD 17)
     add_test(NAME lab.record.cxx
-             COMMAND ${CMAKE_COMMAND} -DEXE=$<TARGET_FILE:rtmem>
+             COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe}
                      "-DARGS=record|-o|${trace_dir}/rec-cxx.trace|--|$<TARGET_FILE:lab_rec_prog_cxx>"
                      -DEXPECT=0 "-DMATCH=calls recorded"
                      -P ${CMAKE_CURRENT_SOURCE_DIR}/trace_expect.cmake)
@@ -166,6 +166,6 @@ endif()
 
 # "--json -": the JSON alone on stdout, the tables on stderr (json.c).
 add_test(NAME lab.trace.json_stdout
-         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/json_stdout.sh $<TARGET_FILE:rtmem>
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/json_stdout.sh ${rtmem_lab_exe}
                  fit ${trace_dir}/pool.trace --algorithms tlsf)
 set_tests_properties(lab.trace.json_stdout PROPERTIES FIXTURES_REQUIRED trace_files)
