@@ -108,11 +108,12 @@ static void tlsf_json(json *j, const row_stats *st)
         json_u64(j, "worst_free", st[f].max);
         json_bool(j, "pass", st[a].max <= WCET_TARGET && st[f].max <= WCET_TARGET);
     }
-    json_obj(j, "published");
+    json_str(j, "reference_source", wcet_reference_source);
+    json_obj(j, "reference_counts");
     for (size_t i = 0; i < 3; i++) {
-        json_obj(j, wcet_published_figures[i].name);
-        json_u64(j, "alloc", wcet_published_figures[i].alloc);
-        json_u64(j, "free", wcet_published_figures[i].free);
+        json_obj(j, wcet_reference_counts[i].name);
+        json_u64(j, "alloc", wcet_reference_counts[i].alloc);
+        json_u64(j, "free", wcet_reference_counts[i].free);
         json_obj_end(j);
     }
     json_obj_end(j);

@@ -351,11 +351,12 @@ void wcet_sysmask_text(char *buf, size_t len, unsigned mask);
 int wcet_report_text(const wcet_all *all, const wcet_config *cfg);
 
 /* The published worst cases the issue compares TLSF with. */
-typedef struct wcet_published {
+typedef struct wcet_reference {
     const char *name;
     unsigned alloc, free;
-} wcet_published;
-extern const wcet_published wcet_published_figures[3];
+} wcet_reference;
+extern const wcet_reference wcet_reference_counts[3];
+extern const char wcet_reference_source[]; /* where those counts come from */
 
 /* --- report_json.c ------------------------------------------------------ */
 
