@@ -80,7 +80,9 @@ const enum wcet_allocator wcet_scenario_owner[SC_COUNT] = {
  * not from their authors' publications, so they are labelled as such. */
 const wcet_reference wcet_reference_counts[3] = {
     {"TLSF 2.4.6", 193, 218}, {"mattconte/tlsf", 208, 197}, {"o1heap", 104, 98}};
-const char wcet_reference_source[] = "counted by another single-step harness (x86-64, -O2) and given to the project as a yardstick; not measured in this run";
+const char wcet_reference_source[] =
+    "counted by another single-step harness (x86-64, -O2) and given to the project as a yardstick; "
+    "not measured in this run";
 #define reference wcet_reference_counts
 
 static int by_count(const void *a, const void *b)
