@@ -64,7 +64,7 @@ limit=${BENCH_TIMEOUT:-900}
 #   average 20; this profile is not yet timed on a quiet machine).
 profile=(
   "memcheck|memcheck --all"
-  "bench_random|bench random"
+  "bench_random|bench random --allocators tlsf,halffit,glibc,mimalloc,jemalloc,tcmalloc"
   "bench_random_sweep|bench random --sweep|--sweep-step 256"
   "bench_random_grow|bench random --grow|--runs 3 --iterations 500000"
   "bench_zram|bench zram|--sweep-step 256 --sweep-max 8192"

@@ -855,6 +855,46 @@ def wcet_worst(a, kind):
     return max((r["max"] for r in rows), default=None)
 
 
+def headline_section(run, sec, out, names):
+    """The headline heaps beside the anchors, from one make bench run: each
+    allocator's time per free+alloc pair in bench random as a ratio to
+    mimalloc's in that same run (minimum to minimum, median to median),
+    beside its exact worst alloc and free from wcet."""
+    rnd, why = run.json("bench_random")
+    wc, why_w = run.json("wcet")
+    if rnd is None and wc is None:
+        sec.missing = why or why_w
+        return
+    speed, order = {}, []
+    for a in allocator_rows(rnd, names) if rnd is not None else []:
+        s = a.get("ns_per_pair") if isinstance(a.get("ns_per_pair"), dict) else {}
+        order.append(a.get("name"))
+        if a.get("status") == "ok" and num(s.get("median")) and num(s.get("min")):
+            speed[a.get("name")] = (s["min"], s["median"])
+    worst = {}
+    for a in wcet_allocators(wc) if wc is not None else []:
+        worst[a.get("name")] = (wcet_worst(a, "alloc"), wcet_worst(a, "free"))
+        if a.get("name") not in order:
+            order.append(a.get("name"))
+    ref = speed.get("mimalloc")
+    sec.para("Time: ns per free+alloc pair (the throughput pass, over the clean runs) in the "
+             "random-replace loop of the bench random section, divided by mimalloc's in the "
+             "same run (its rounds interleaved with ours); %s. Worst path: exact instructions of the worst call through the generic "
+             "API from the wcet section (x86-64), the same make bench run. Malloc peers have "
+             "no worst path here beyond glibc's (wcet counts glibc only)." %
+             ("mimalloc missing from this run, so no ratio" if ref is None else
+              "minimum over minimum and median over median"))
+    rows = []
+    for name in order:
+        t = speed.get(name)
+        w = worst.get(name, (None, None))
+        ratio = ("%.2f / %.2f" % (t[0] / ref[0], t[1] / ref[1])) if t and ref else "-"
+        rows.append([esc(name), "%s / %s" % (fmt(t[0]), fmt(t[1])) if t else "-", ratio,
+                     "%s / %s" % (fmt(w[0], 9), fmt(w[1], 9)) if w[0] is not None else "-"])
+    sec.html(table(["allocator", "ns/pair min / median", "÷ mimalloc (min / median)",
+                    "worst alloc / free (instructions)"], rows))
+
+
 def wcet_section(run, sec, out, names):
     doc, why = run.json("wcet")
     if doc is None:
@@ -1192,6 +1232,8 @@ def pmr_section(run, sec, out, names):
 # --- the page ---------------------------------------------------------------------------
 
 SECTIONS = [
+    ("headline", "The headline heaps beside the anchors: speed ratio and worst path, one run",
+     headline_section),
     ("memcheck", "memcheck: time, overhead, fragmentation", memcheck_section),
     ("bench_random", "bench random: speed and latency percentiles", random_section),
     ("bench_random_sweep", "bench random --sweep: request-size window sweep", sweep_section),

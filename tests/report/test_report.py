@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 """test_report.py -- report.py on the fixture run folder (fixtures/run/):
 
+  headline                          bench random's ratios (wcet absent)
   memcheck, bench random, --sweep   present (with an unknown extra field,
                                     a peer "not installed", a null point)
   bench threads                     exited 1 without writing its JSON
@@ -48,7 +49,7 @@ def main(argv):
         return 1
     with open(index, encoding="utf-8") as f:
         page = f.read()
-    for anchor in ("memcheck", "bench_random", "bench_random_sweep", "bench_threads", "limits",
+    for anchor in ("headline", "memcheck", "bench_random", "bench_random_sweep", "bench_threads", "limits",
                    "wcet", "latency"):
         check('id="%s"' % anchor in page, "section %s present" % anchor)
     check("Fixture CPU" in page, "machine described")
@@ -60,6 +61,16 @@ def main(argv):
     check("not installed" in page, "a missing peer shown as not installed")
     check("random_overhead_pct" in page and "PASS" in page and "FAIL" in page,
           "verdict lines shown")
+    # The headline table: TLSF's ratio to mimalloc in the same bench random
+    # file, worked out here from the fixture (min / min, median / median).
+    import json
+    with open(os.path.join(run_dir, "bench_random.json"), encoding="utf-8") as f:
+        by_name = {a["name"]: a.get("ns_per_pair") for a in json.load(f)["allocators"]}
+    t, m = by_name["tlsf"], by_name["mimalloc"]
+    ratio = "%.2f / %.2f" % (t["min"] / m["min"], t["median"] / m["median"])
+    head = page[page.find('id="headline"'):page.find('id="memcheck"')]
+    check(ratio in head, "headline: tlsf / mimalloc %s" % ratio)
+    check("mimalloc missing" not in head, "headline: mimalloc found")
     check("<script" not in page.lower(), "no script")
     refs = re.findall(r'(?:src|href)="([^"]+)"', page)
     check(all(not re.match(r"[a-z]+:", r) and not r.startswith("/") for r in refs if
