@@ -73,6 +73,7 @@ NOEXEC=(
 # CROSS_SKIP_SLOW=1, as in CI, where the time goes to the heap tests. Their
 # misuse, help and unit tests still run.
 SLOW=(
+  "^model_[a-z]+_large\$ -- the model rig over 16-64 MiB heaps, each checked whole every 500 steps: 255 s under qemu-aarch64, past the 1500 s timeout under qemu-arm at load 12; the same rig runs the tiny to medium bands here and every band natively"
   "^lab\\.json\\. -- each runs a lab command's whole --quick measurement, then checks its JSON (the JSON checks are architecture-independent and run natively)"
   "^lab\\.(random|memcheck|threads|latency|limits)\\.quick -- a lab command's whole --quick measurement (a benchmark run, checked natively)"
 )
