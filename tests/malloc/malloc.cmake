@@ -16,6 +16,7 @@ function(rtmem_malloc_test name source library)
 endfunction()
 
 rtmem_malloc_test(test_malloc_model test_malloc_model.c rtmem_malloc_api)
+target_sources(test_malloc_model PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}/model/model_driver.c)
 foreach(band small medium large)
   add_test(NAME malloc_model_${band} COMMAND test_malloc_model --band ${band})
 endforeach()

@@ -27,14 +27,15 @@
  * Bands: small (blocks up to 4 KiB: size classes and caches), medium (up
  * to 256 KiB: page-heap runs, aligned runs), large (up to 16 MiB: page
  * runs grown and shrunk in place by realloc; huge mappings on 32-bit).
+ * This file holds the adapter, the cases and the hooks; the model tests'
+ * driver (tests/model/model_driver.c) runs them.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "../common/check.h"
-#include "model/rig.h"
+#include "model/model_driver.h"
 #include "rtmem/malloc.h"
 
 static size_t limit;
@@ -163,52 +164,42 @@ static const model_case cases[] = {
 
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
-static int run_case(size_t index, uint64_t seed, size_t steps, const char *argv0, int verbose)
+static void create(size_t index, model_heap *h)
 {
     const model_case *c = &cases[index];
-    rig_ops ops;
-    memset(&ops, 0, sizeof ops);
-    ops.name = "rtm_malloc";
-    ops.alloc = m_alloc;
-    ops.aligned_alloc = m_aligned;
-    ops.realloc = m_realloc;
-    ops.free = m_free;
-    ops.usable_size = m_usable;
-    ops.check = m_check;
-    ops.alignment = RTM_MALLOC_ALIGN;
-    ops.flags = RIG_REALLOC_ZERO_FREES | RIG_ERRNO_ENOMEM;
+    memset(&h->ops, 0, sizeof h->ops);
+    h->ops.name = "rtm_malloc";
+    h->ops.alloc = m_alloc;
+    h->ops.aligned_alloc = m_aligned;
+    h->ops.realloc = m_realloc;
+    h->ops.free = m_free;
+    h->ops.usable_size = m_usable;
+    h->ops.check = m_check;
+    h->ops.alignment = RTM_MALLOC_ALIGN;
+    h->ops.flags = RIG_REALLOC_ZERO_FREES | RIG_ERRNO_ENOMEM;
     limit = c->max_request * 2u;
+    h->cfg.max_live = c->max_live;
+    h->cfg.max_request = c->max_request;
+    h->cfg.max_alignment = c->max_alignment;
+    h->cfg.check_every = c->check_every;
+    h->cfg.sweep_every = 1000;
+    snprintf(h->what, sizeof h->what, "%s, up to %zu B", c->band, c->max_request);
+}
 
-    char replay[256];
-    snprintf(replay, sizeof replay, "%s --band %s --case %zu", argv0, c->band, index);
-    rig_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.seed = seed;
-    cfg.steps = steps;
-    cfg.max_live = c->max_live;
-    cfg.max_request = c->max_request;
-    cfg.max_alignment = c->max_alignment;
-    cfg.check_every = c->check_every;
-    cfg.sweep_every = 1000;
-    cfg.replay = replay;
+/* The run must have reached the states it is for (beyond an ENOMEM and a
+ * free-all). */
+static int weak(size_t index, const model_heap *h, const rig_result *res)
+{
+    (void)index;
+    (void)h;
+    return res->realloc_moved == 0 || res->realloc_inplace == 0 || res->aligned_allocs == 0;
+}
 
-    rig_result res;
-    double t0 = check_now_seconds();
-    int rc = rig_run(&ops, &cfg, &res);
-    char label[200];
-    snprintf(label, sizeof label, "case %zu [%s, up to %zu B, seed %llu] %s %.2fs", index, c->band,
-             c->max_request, (unsigned long long)seed, rc == 0 ? "ok" : "FAIL",
-             check_now_seconds() - t0);
-    if (verbose || rc != 0)
-        rig_print_result(label, &res);
-    else
-        printf("%s\n", label);
-    /* The run must have reached the states it is for. */
-    if (rc == 0 && (res.free_alls == 0 || res.realloc_moved == 0 || res.realloc_inplace == 0 ||
-                    res.aligned_allocs == 0 || res.enomem == 0)) {
-        rig_print_result("  weak coverage", &res);
-        rc = 1;
-    }
+/* After a passing run: the allocator checks clean and holds nothing. */
+static int destroy(size_t index, model_heap *h, int rc)
+{
+    (void)index;
+    (void)h;
     if (rc == 0 && rtm_malloc_check() != 0) {
         printf("  rtm_malloc_check failed after the run\n");
         rc = 1;
@@ -221,14 +212,11 @@ static int run_case(size_t index, uint64_t seed, size_t steps, const char *argv0
     return rc;
 }
 
-static rig_case_info case_info(size_t index)
-{
-    rig_case_info info = {cases[index].band, cases[index].steps, cases[index].seeds};
-    return info;
-}
+MODEL_CASES_INFO
 
-int main(int argc, char **argv)
-{
-    static const rig_suite suite = {CASE_COUNT, case_info, 9000u, run_case};
-    return rig_main(argc, argv, &suite);
-}
+const model_entry model_test = {.count = CASE_COUNT,
+                                .info = cases_info,
+                                .seed_base = 9000u,
+                                .create = create,
+                                .weak = weak,
+                                .destroy = destroy};

@@ -12,15 +12,13 @@
  * about half of them fit, plus the rig's absurd sizes.
  *
  * Seeds are fixed; RTMEM_SEED or --seed replaces them. A failure prints the
- * command line that replays it.
+ * command line that replays it. This file holds the cases and the hooks;
+ * model_driver.c runs them.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../common/check.h"
-#include "../common/region.h"
-#include "rig.h"
+#include "model_driver.h"
 #include "rig_rtmem.h"
 #include "rtmem.h"
 
@@ -69,7 +67,7 @@ static size_t region_bytes(const model_case *c)
            (c->misalign % 8u ? 8u - c->misalign % 8u : 0);
 }
 
-static int run_case(size_t index, uint64_t seed, size_t steps, const char *argv0, int verbose)
+static void create(size_t index, model_heap *h)
 {
     const model_case *c = &cases[index];
     char name[40];
@@ -80,66 +78,45 @@ static int run_case(size_t index, uint64_t seed, size_t steps, const char *argv0
     int exact = c->blocks != 0 && (c->typed || bytes >= rtm_min_region(name));
     if (!c->typed && bytes < rtm_min_region(name))
         bytes = rtm_min_region(name);
-    test_region region = region_malloc(bytes, c->misalign);
-    void *heap = c->typed ? (void *)rtm_pool_create(region.mem, region.bytes, c->block)
-                          : (void *)rtm_heap_create(name, region.mem, region.bytes);
-    REQUIRE(heap != NULL);
-    rtm_stats st = c->typed ? rtm_pool_stats(heap) : rtm_heap_stats(heap);
+    test_region *region = model_region(h, bytes, c->misalign);
+    h->heap = c->typed ? (void *)rtm_pool_create(region->mem, region->bytes, c->block)
+                       : (void *)rtm_heap_create(name, region->mem, region->bytes);
+    REQUIRE(h->heap != NULL);
+    rtm_stats st = c->typed ? rtm_pool_stats(h->heap) : rtm_heap_stats(h->heap);
     size_t count = st.free_bytes / rtm_pool_block_size_for(c->block);
     if (exact)
         CHECK_EQ(count, c->blocks); /* region_for() is exact */
-    rig_ops ops = c->typed ? rig_ops_pool(heap) : rig_ops_pool_heap(heap);
-    ops.region_count = 1;
-    ops.regions[0].base = region.mem;
-    ops.regions[0].bytes = region.bytes;
+    h->units = count;
+    h->ops = c->typed ? rig_ops_pool(h->heap) : rig_ops_pool_heap(h->heap);
+    h->cfg.max_live = count + 16u; /* more than fit: the pool runs dry */
+    h->cfg.max_request = 2u * rtm_pool_block_size_for(c->block);
+    h->cfg.max_alignment = c->max_alignment;
+    h->cfg.check_every = c->check_every;
+    snprintf(h->what, sizeof h->what, "%s%s, %s, %zu blocks, %zu B", c->band,
+             c->typed ? " typed" : "", name, count, region->bytes);
+}
 
-    char replay[256];
-    snprintf(replay, sizeof replay, "%s --band %s --case %zu", argv0, c->band, index);
-    rig_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.seed = seed;
-    cfg.steps = steps;
-    cfg.max_live = count + 16u; /* more than fit: the pool runs dry */
-    cfg.max_request = 2u * rtm_pool_block_size_for(c->block);
-    cfg.max_alignment = c->max_alignment;
-    cfg.check_every = c->check_every;
-    cfg.sweep_every = c->check_every == 1 ? 200u : 2000u;
-    cfg.replay = replay;
+/* Beyond emptying the pool and being refused: when the case says so, the
+ * run must have seen every block live at once. */
+static int weak(size_t index, const model_heap *h, const rig_result *res)
+{
+    return cases[index].fills && res->max_live < h->units;
+}
 
-    rig_result res;
-    double t0 = check_now_seconds();
-    int rc = rig_run(&ops, &cfg, &res);
-    char label[200];
-    snprintf(label, sizeof label, "case %zu [%s%s, %s, %zu blocks, %zu B, seed %llu] %s %.2fs",
-             index, c->band, c->typed ? " typed" : "", name, count, region.bytes,
-             (unsigned long long)seed, rc == 0 ? "ok" : "FAIL", check_now_seconds() - t0);
-    if (verbose || rc != 0)
-        rig_print_result(label, &res);
+static int destroy(size_t index, model_heap *h, int rc)
+{
+    if (cases[index].typed)
+        rtm_pool_reset(h->heap);
     else
-        printf("%s\n", label);
-    /* The run must have emptied the pool, been refused, and (when the case
-     * says so) seen every block live at once, or it proves less than it
-     * seems. */
-    if (rc == 0 && (res.enomem == 0 || res.free_alls == 0 || (c->fills && res.max_live < count))) {
-        rig_print_result("  weak coverage", &res);
-        rc = 1;
-    }
-    if (c->typed)
-        rtm_pool_reset(heap);
-    else
-        rtm_heap_destroy(heap);
-    region_free(&region);
+        rtm_heap_destroy(h->heap);
     return rc;
 }
 
-static rig_case_info case_info(size_t index)
-{
-    rig_case_info info = {cases[index].band, cases[index].steps, cases[index].seeds};
-    return info;
-}
+MODEL_CASES_INFO
 
-int main(int argc, char **argv)
-{
-    static const rig_suite suite = {CASE_COUNT, case_info, 5000u, run_case};
-    return rig_main(argc, argv, &suite);
-}
+const model_entry model_test = {.count = CASE_COUNT,
+                                .info = cases_info,
+                                .seed_base = 5000u,
+                                .create = create,
+                                .weak = weak,
+                                .destroy = destroy};

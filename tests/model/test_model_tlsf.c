@@ -11,15 +11,13 @@
  *
  * Seeds are fixed (CI must be reproducible); RTMEM_SEED or --seed replaces
  * them to explore or to replay. A failure prints the exact command line that
- * replays it: --band, --case, --seed, --steps.
+ * replays it: --band, --case, --seed, --steps. This file holds the cases and
+ * the hooks; model_driver.c runs them.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../common/check.h"
-#include "../common/region.h"
-#include "rig.h"
+#include "model_driver.h"
 #include "rig_rtmem.h"
 #include "rtmem.h"
 
@@ -83,77 +81,55 @@ static size_t first_region_bytes(const model_case *c)
     return c->block_space[0] + rtm_tlsf_control_size() + 16u + 7u;
 }
 
-static int run_case(size_t index, uint64_t seed, size_t steps, const char *argv0, int verbose)
+static void create(size_t index, model_heap *h)
 {
     const model_case *c = &cases[index];
-    test_region regions[MAX_POOLS];
-    size_t pools = 0;
-    regions[0] = region_malloc(first_region_bytes(c), c->misalign);
-    void *heap;
+    test_region *first = model_region(h, first_region_bytes(c), c->misalign);
     if (c->typed)
-        heap = rtm_tlsf_create(regions[0].mem, regions[0].bytes);
+        h->heap = rtm_tlsf_create(first->mem, first->bytes);
     else
-        heap = rtm_heap_create("tlsf", regions[0].mem, regions[0].bytes);
-    REQUIRE(heap != NULL);
-    pools = 1;
-    for (; pools < MAX_POOLS && c->block_space[pools] != 0; pools++) {
+        h->heap = rtm_heap_create("tlsf", first->mem, first->bytes);
+    REQUIRE(h->heap != NULL);
+    for (size_t pools = 1; pools < MAX_POOLS && c->block_space[pools] != 0; pools++) {
         /* Other pools start at other residues, so every start is exercised. */
-        regions[pools] = region_malloc(c->block_space[pools], (c->misalign + pools * 11u) % 64u);
-        int rc = c->typed ? rtm_tlsf_add_pool(heap, regions[pools].mem, regions[pools].bytes)
-                          : rtm_heap_add_pool(heap, regions[pools].mem, regions[pools].bytes);
+        test_region *r = model_region(h, c->block_space[pools], (c->misalign + pools * 11u) % 64u);
+        int rc = c->typed ? rtm_tlsf_add_pool(h->heap, r->mem, r->bytes)
+                          : rtm_heap_add_pool(h->heap, r->mem, r->bytes);
         REQUIRE(rc == 0);
     }
-    rig_ops ops = c->typed ? rig_ops_tlsf(heap) : rig_ops_heap(heap);
-    ops.region_count = pools;
-    for (size_t i = 0; i < pools; i++) {
-        ops.regions[i].base = regions[i].mem;
-        ops.regions[i].bytes = regions[i].bytes;
-    }
+    h->ops = c->typed ? rig_ops_tlsf(h->heap) : rig_ops_heap(h->heap);
+    h->cfg.max_live = c->max_live;
+    h->cfg.max_alignment = c->max_alignment;
+    h->cfg.check_every = c->check_every;
+    snprintf(h->what, sizeof h->what, "%s%s, %zu pool(s), %zu B first", c->band,
+             c->typed ? " typed" : "", h->region_count, c->block_space[0]);
+}
 
-    char replay[256];
-    snprintf(replay, sizeof replay, "%s --band %s --case %zu", argv0, c->band, index);
-    rig_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.seed = seed;
-    cfg.steps = steps;
-    cfg.max_live = c->max_live;
-    cfg.max_alignment = c->max_alignment;
-    cfg.check_every = c->check_every;
-    cfg.sweep_every = c->check_every == 1 ? 200u : 2000u;
-    cfg.replay = replay;
+/* A run that never filled the heap (no ENOMEM, the driver's own test) or
+ * never moved a block proves less than it seems; say so loudly rather than
+ * pass quietly (for TLSF a note, not a failure: weak_is_note). */
+static int weak(size_t index, const model_heap *h, const rig_result *res)
+{
+    (void)index;
+    (void)h;
+    return res->realloc_moved == 0;
+}
 
-    rig_result res;
-    double t0 = check_now_seconds();
-    int rc = rig_run(&ops, &cfg, &res);
-    char label[160];
-    snprintf(label, sizeof label, "case %zu [%s%s, %zu pool(s), %zu B first, seed %llu] %s %.2fs",
-             index, c->band, c->typed ? " typed" : "", pools, c->block_space[0],
-             (unsigned long long)seed, rc == 0 ? "ok" : "FAIL", check_now_seconds() - t0);
-    if (verbose || rc != 0)
-        rig_print_result(label, &res);
+static int destroy(size_t index, model_heap *h, int rc)
+{
+    if (cases[index].typed)
+        rtm_tlsf_reset(h->heap);
     else
-        printf("%s\n", label);
-    /* A run that never filled the heap or never moved a block proves less
-     * than it seems; say so loudly rather than pass quietly. */
-    if (rc == 0 && (res.enomem == 0 || res.realloc_moved == 0 || res.free_alls == 0))
-        rig_print_result("  note: weak coverage", &res);
-    if (c->typed)
-        rtm_tlsf_reset(heap);
-    else
-        rtm_heap_destroy(heap);
-    for (size_t i = 0; i < pools; i++)
-        region_free(&regions[i]);
+        rtm_heap_destroy(h->heap);
     return rc;
 }
 
-static rig_case_info case_info(size_t index)
-{
-    rig_case_info info = {cases[index].band, cases[index].steps, cases[index].seeds};
-    return info;
-}
+MODEL_CASES_INFO
 
-int main(int argc, char **argv)
-{
-    static const rig_suite suite = {CASE_COUNT, case_info, 0u, run_case};
-    return rig_main(argc, argv, &suite);
-}
+const model_entry model_test = {.count = CASE_COUNT,
+                                .info = cases_info,
+                                .seed_base = 0u,
+                                .create = create,
+                                .weak = weak,
+                                .weak_is_note = 1,
+                                .destroy = destroy};

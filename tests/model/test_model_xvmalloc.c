@@ -2,7 +2,8 @@
 /*
  * tests/model/test_model_xvmalloc.c -- the model rig (rig.h) over xvmalloc
  * heaps ("xvmalloc:<page>"), through the generic API (rig_ops_heap): the
- * heap has no typed API.
+ * heap has no typed API. The cases and hooks are here; model_driver.c runs
+ * them.
  *
  * What xvmalloc promises the rig (flags):
  *  - the whole rtmem contract (RIG_RTMEM_CONTRACT): exact stats; exact
@@ -23,12 +24,9 @@
  * RTMEM_SEED or --seed replaces them; a failure prints its replay line.
  */
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "../common/check.h"
-#include "../common/region.h"
-#include "rig.h"
+#include "model_driver.h"
 #include "rig_rtmem.h"
 
 typedef struct model_case {
@@ -55,64 +53,26 @@ static const model_case cases[] = {
 
 #define CASE_COUNT (sizeof cases / sizeof cases[0])
 
-static int run_case(size_t index, uint64_t seed, size_t steps, const char *argv0, int verbose)
+static void create(size_t index, model_heap *h)
 {
     const model_case *c = &cases[index];
-    test_region region = region_malloc(c->bytes, c->misalign);
+    test_region *region = model_region(h, c->bytes, c->misalign);
     char name[40];
     snprintf(name, sizeof name, "xvmalloc:%zu", c->page);
-    rtm_heap *h = rtm_heap_create(name, region.mem, region.bytes);
-    REQUIRE(h != NULL);
-    REQUIRE(rtm_heap_check(h) == 0);
-    rig_ops ops = rig_ops_heap(h);
-    ops.name = "xvmalloc";
-    ops.flags = RIG_RTMEM_CONTRACT | RIG_ALIGN_ENOTSUP;
-    ops.region_count = 1;
-    ops.regions[0].base = region.mem;
-    ops.regions[0].bytes = region.bytes;
-
-    char replay[256];
-    snprintf(replay, sizeof replay, "%s --band %s --case %zu", argv0, c->band, index);
-    rig_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.seed = seed;
-    cfg.steps = steps;
-    cfg.max_request = c->max_request;
-    cfg.max_alignment = c->max_alignment;
-    cfg.check_every = c->check_every;
-    cfg.sweep_every = c->check_every == 1 ? 200u : 2000u;
-    cfg.replay = replay;
-
-    rig_result res;
-    double t0 = check_now_seconds();
-    int rc = rig_run(&ops, &cfg, &res);
-    char label[200];
-    snprintf(label, sizeof label,
-             "case %zu [%s, page %zu, %zu B, misalign %zu, seed %llu] %s %.2fs", index, c->band,
-             c->page, c->bytes, c->misalign, (unsigned long long)seed, rc == 0 ? "ok" : "FAIL",
-             check_now_seconds() - t0);
-    if (verbose || rc != 0)
-        rig_print_result(label, &res);
-    else
-        printf("%s\n", label);
-    /* The run must have been refused and have emptied the heap, or it
-     * proves less than it seems. */
-    if (rc == 0 && (res.enomem == 0 || res.free_alls == 0)) {
-        rig_print_result("  weak coverage", &res);
-        rc = 1;
-    }
-    region_free(&region);
-    return rc;
+    rtm_heap *heap = rtm_heap_create(name, region->mem, region->bytes);
+    REQUIRE(heap != NULL);
+    REQUIRE(rtm_heap_check(heap) == 0);
+    h->ops = rig_ops_heap(heap);
+    h->ops.name = "xvmalloc";
+    h->ops.flags = RIG_RTMEM_CONTRACT | RIG_ALIGN_ENOTSUP;
+    h->cfg.max_request = c->max_request;
+    h->cfg.max_alignment = c->max_alignment;
+    h->cfg.check_every = c->check_every;
+    snprintf(h->what, sizeof h->what, "%s, page %zu, %zu B, misalign %zu", c->band, c->page,
+             c->bytes, c->misalign);
 }
 
-static rig_case_info case_info(size_t index)
-{
-    rig_case_info info = {cases[index].band, cases[index].steps, cases[index].seeds};
-    return info;
-}
+MODEL_CASES_INFO
 
-int main(int argc, char **argv)
-{
-    static const rig_suite suite = {CASE_COUNT, case_info, 7100u, run_case};
-    return rig_main(argc, argv, &suite);
-}
+const model_entry model_test = {
+    .count = CASE_COUNT, .info = cases_info, .seed_base = 7100u, .create = create};

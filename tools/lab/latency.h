@@ -12,7 +12,7 @@
  *   latency_ctx.c      the bmCtx* tests over POSIX primitives
  *   latency_heap.c     the heap lock handover and the priority-inheritance run
  *   latency_report.c   text tables, the published figures, --json
- *   latency_stats_test.c  unit test (built by tests_latency.cmake only): the
+ *   tests/latency_stats_test.c  unit test (tests_latency.cmake): the
  *                      statistics on known samples, T_sw on known inputs
  *
  * Units: samples are kept in nanoseconds (double) once a test has run;

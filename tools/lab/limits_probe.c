@@ -16,7 +16,7 @@
  * Every block is released before the next request, so the probe asks an
  * empty allocator each time, as memmax did. The probe knows nothing of the
  * allocator (two callbacks), so its arithmetic is tested against a fake
- * with a known limit (limits_probe_test.c).
+ * with a known limit (tests/limits_probe_test.c).
  */
 #include <string.h>
 

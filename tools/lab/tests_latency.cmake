@@ -110,9 +110,10 @@ endif()
 # --- included by tools/lab/CMakeLists.txt ---------------------------------------
 
 # Unit test: statistics on known samples, the T_sw formula on known inputs.
-add_executable(test_latency_stats ${CMAKE_CURRENT_SOURCE_DIR}/latency_stats_test.c
+add_executable(test_latency_stats ${CMAKE_CURRENT_SOURCE_DIR}/tests/latency_stats_test.c
                ${CMAKE_CURRENT_SOURCE_DIR}/latency_stats.c ${CMAKE_CURRENT_SOURCE_DIR}/summary.c)
-target_compile_definitions(test_latency_stats PRIVATE LATENCY_STATS_TEST_MAIN _GNU_SOURCE)
+target_include_directories(test_latency_stats PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_definitions(test_latency_stats PRIVATE _GNU_SOURCE)
 target_compile_options(test_latency_stats PRIVATE ${RTMEM_WARNINGS})
 target_link_libraries(test_latency_stats PRIVATE m)
 add_test(NAME lab.latency.stats COMMAND test_latency_stats)

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # `rtmem limits` (limits*.c): smoke runs, misuse, and the unit test of the
-# largest-block probe against fake allocators (limits_probe_test.c).
+# largest-block probe against fake allocators (tests/limits_probe_test.c).
 
 # --quick runs to the end (exit 0) and writes its JSON; a second test reads
 # that JSON back (string(JSON) fails on malformed text) and checks the keys
@@ -56,11 +56,10 @@ add_test(NAME lab.limits.peer-not-installed
 set_tests_properties(lab.limits.peer-not-installed PROPERTIES
                      PASS_REGULAR_EXPRESSION "jemalloc +not installed" TIMEOUT 120)
 
-# The probe's arithmetic, exactly: limits_probe_test.c is a program only
-# with LIMITS_PROBE_TEST_MAIN (inside rtmem it is an empty unit).
-add_executable(lab_limits_probe_test ${CMAKE_CURRENT_SOURCE_DIR}/limits_probe_test.c
+# The probe's arithmetic, exactly (tests/limits_probe_test.c).
+add_executable(lab_limits_probe_test ${CMAKE_CURRENT_SOURCE_DIR}/tests/limits_probe_test.c
                                      ${CMAKE_CURRENT_SOURCE_DIR}/limits_probe.c)
-target_compile_definitions(lab_limits_probe_test PRIVATE LIMITS_PROBE_TEST_MAIN _GNU_SOURCE)
+target_compile_definitions(lab_limits_probe_test PRIVATE _GNU_SOURCE)
 target_include_directories(lab_limits_probe_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
                                                          ${PROJECT_SOURCE_DIR}/include)
 target_compile_options(lab_limits_probe_test PRIVATE ${RTMEM_WARNINGS})

@@ -5,7 +5,7 @@
  * and a producer/consumer cross-thread benchmark; the pieces shared by the
  * parent (threads.c, threads_report.c), the child
  * (threads_child.c, threads_seed.c, threads_pc.c, threads_lock.c) and the
- * pure helpers (threads_parse.c, unit-tested by threads_unit.c).
+ * pure helpers (threads_parse.c, unit-tested by tests/threads_unit.c).
  *
  * Process model (as random.h): the parent measures nothing itself. For every
  * run, benchmark, thread count and allocator it re-executes this program as

@@ -5,7 +5,7 @@
  * formula and the region sizes derived from it, the result line's fields.
  *
  * Kept apart from everything that allocates, spawns or prints so that the
- * unit test (threads_unit.c) links them alone. Lists are parsed strictly,
+ * unit test (tests/threads_unit.c) links them alone. Lists are parsed strictly,
  * like opts.c's numbers: "1,,2", "0", "2,2", " 1" or "1," is a usage error,
  * not a silently different measurement.
  */

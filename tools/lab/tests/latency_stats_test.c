@@ -4,11 +4,8 @@
  * percentiles and the histogram on samples whose answers are known by hand,
  * and the bmCtx* suite's T_sw formula on known inputs.
  *
- * The lab's CMake puts every .c file of tools/lab into the rtmem executable; this
- * file is only a program when tests_latency.cmake compiles it with
- * LATENCY_STATS_TEST_MAIN, and is an empty unit inside rtmem.
+ * Its own program (tests_latency.cmake), with latency_stats.c and summary.c.
  */
-#ifdef LATENCY_STATS_TEST_MAIN
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,7 +108,3 @@ int main(void)
     printf("latency_stats_test: all checks passed\n");
     return 0;
 }
-#else
-/* Inside rtmem: nothing (ISO C wants one declaration per unit). */
-typedef int latency_stats_test_unused;
-#endif

@@ -3,16 +3,13 @@
  * limits_probe_test.c -- unit test of the largest-block probe
  * (limits_probe.c) against fake allocators whose limit is known exactly.
  *
- * The lab's CMake puts every .c file of tools/lab into the rtmem executable; this
- * file is only a program when tests_limits.cmake compiles it with
- * LIMITS_PROBE_TEST_MAIN, and is an empty unit inside rtmem.
+ * Its own program (tests_limits.cmake), with limits_probe.c.
  *
  * Each fake counts live blocks and refuses any size above its limit (or, for
  * the non-monotone fake, inside a hole), so the test checks: the doubling
  * steps and where they stopped, the exact answer, that every success was
  * released and no refusal was, and the number of calls.
  */
-#ifdef LIMITS_PROBE_TEST_MAIN
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,7 +181,3 @@ int main(void)
     printf("limits_probe_test: all checks passed\n");
     return 0;
 }
-#else
-/* Inside rtmem: nothing (ISO C wants one declaration per unit). */
-typedef int limits_probe_test_unused;
-#endif

@@ -5,12 +5,8 @@
  * parsers on good and bad input, the pool benchmark's sizes against a brute-force
  * count, the result-line round trip, the ratio's refusals.
  *
- * Compiled only into the test executable lab_threads_unit
- * (tests_threads.cmake defines RTM_LAB_THREADS_UNIT); inside build/rtmem,
- * which globs every .c file here, it is an empty unit.
+ * Its own program, lab_threads_unit (tests_threads.cmake).
  */
-#ifdef RTM_LAB_THREADS_UNIT
-
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -185,8 +181,3 @@ int main(void)
     printf("threads unit: all checks passed\n");
     return 0;
 }
-
-#else
-/* ISO C forbids an empty translation unit. */
-typedef int rtm_lab_threads_unit_unused;
-#endif
