@@ -210,7 +210,7 @@ static int check_list(const rtm_tlsf *t, unsigned idx, size_t *budget, size_t *m
 {
     /* The head's back link names its head slot; every other block's names
      * the previous block (whose next link points here). */
-    ptrdiff_t prev = link_to(t, (const char *)&t->heads[idx]);
+    ptrdiff_t prev = head_slot(t, idx);
     for (ptrdiff_t link = t->heads[idx]; link != 0;) {
         if (*budget == 0)
             return rtm_tlsf_check_fail(t, t, "free lists hold more blocks than counted");

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * heaps/tlsf_layout.h -- the memory layout of rtmem's TLSF heap, shared by
- * tlsf.c (the operations) and tlsf_check.c (the validator and walker).
+ * heaps/tlsf_layout.h -- the memory layout of rtmem's TLSF heap and its
+ * free-list operations, shared by tlsf.c (the operations), tlsf_check.c
+ * (the validator and walker) and tlsf_rebuild.c (crash recovery).
  * Every header field is read and written through the accessors below, so the
  * algorithm reads like the paper (Masmano et al., "TLSF: a new dynamic memory
  * allocator for real-time systems", 2004).
@@ -239,6 +240,148 @@ static inline unsigned list_index_fit_f(size_t s, unsigned f)
 #define STEP(t)        ((void)0)
 #define STEPS_RESET(t) ((void)0)
 #endif
+
+/* --- requests and aligned blocks --------------------------------------- */
+
+/* Request bytes -> span: payload plus header, rounded to the granule, at
+ * least MIN_SPAN. The caller has bounded size by RTM_TLSF_MAX_BLOCK. */
+static inline size_t span_for(size_t size)
+{
+    size_t s = (size + HDR_BYTES + GRAN - 1u) & ~(GRAN - 1u);
+    return s < MIN_SPAN ? MIN_SPAN : s;
+}
+
+/* The alignment an aligned block had: its address's lowest set bit, capped
+ * by the largest alignment this heap was ever asked for (the address may be
+ * aligned far more than was requested). */
+static inline size_t alignment_of(const rtm_tlsf *t, const char *p)
+{
+    uintptr_t a = (uintptr_t)p & (uintptr_t)(-(intptr_t)(uintptr_t)p);
+    return a < t->max_align ? (size_t)a : t->max_align;
+}
+
+/* --- free lists ---------------------------------------------------------- */
+/*
+ * The list operations of tlsf.c's alloc and free. Crash recovery
+ * (tlsf_rebuild.c) relinks blocks with the same list_insert and predicts
+ * which blocks an operation will touch with the same list_search, and the
+ * validator (tlsf_check.c) checks head_slot links: one definition, so they
+ * cannot drift apart. Every link below goes through link_at/link_to.
+ */
+
+static inline void bits_set(rtm_tlsf *t, unsigned idx)
+{
+    t->list_bits[idx >> 6] |= (uint64_t)1 << (idx & 63u);
+}
+
+/* The mask is ~1 rotated left by the bit's position: a constant and one
+ * rotate, where ~(1 << bit) takes a constant, a shift and a not (the worst
+ * free clears two bits). */
+static inline void bits_clear(rtm_tlsf *t, unsigned idx)
+{
+    unsigned bit = idx & 63u;
+    uint64_t keep = ~(uint64_t)1;
+    t->list_bits[idx >> 6] &= (keep << bit) | (keep >> ((64u - bit) & 63u));
+}
+
+/* The link of list idx's head slot: what a head's pprev link holds. */
+static inline ptrdiff_t head_slot(const rtm_tlsf *t, unsigned idx)
+{
+    return link_to(t, (const char *)&t->heads[idx]);
+}
+
+/* Links free block b (span s) into its list, keeping the list's largest
+ * block at the head:
+ *   s >= head's span:  [b][head][...]
+ *   otherwise:         [head][b][...]
+ * b's two links are stored with another store between them: gcc 12 turns
+ * two adjacent 8-byte stores into one vector store (two moves to vector
+ * registers, an unpack, the store: two instructions more per insertion). */
+static inline void list_insert(rtm_tlsf *t, char *b, size_t s)
+{
+    unsigned idx = list_index(s);
+    ptrdiff_t head_off = t->heads[idx];
+    ptrdiff_t b_off = link_to(t, b);
+    RTM_ASSERT(s >= MIN_SPAN && s % GRAN == 0 && idx < LIST_COUNT);
+    STEP(t);
+    if (head_off == 0) {
+        *link_next(b) = 0;
+        *link_pprev(b) = head_slot(t, idx);
+        t->heads[idx] = b_off;
+        bits_set(t, idx);
+        return;
+    }
+    char *head = link_at(t, head_off);
+    if (s >= span_of(head)) {
+        *link_next(b) = head_off;
+        *link_pprev(head) = b_off;
+        *link_pprev(b) = head_slot(t, idx);
+        t->heads[idx] = b_off;
+        return;
+    }
+    ptrdiff_t after = *link_next(head);
+    *link_next(b) = after;
+    *link_next(head) = b_off;
+    *link_pprev(b) = head_off;
+    if (after != 0)
+        *link_pprev(link_at(t, after)) = b_off;
+}
+
+/* Unlinks free block b from its list. Its pprev link names the slot that
+ * points to it (a head slot or the previous block's next link), so no list
+ * index is computed; when the list empties, the slot's position in the head
+ * array is the index whose bit to clear. */
+static inline void list_remove(rtm_tlsf *t, char *b)
+{
+    ptrdiff_t next = *link_next(b);
+    ptrdiff_t pprev = *link_pprev(b);
+    RTM_ASSERT(pprev != 0 && (hdr(b) & BLOCK_FREE) != 0);
+    STEP(t);
+    *(ptrdiff_t *)(uintptr_t)link_at(t, pprev) = next;
+    if (next != 0) {
+        *link_pprev(link_at(t, next)) = pprev;
+        return;
+    }
+    size_t slot = (size_t)(pprev - head_slot(t, 0)) / sizeof(ptrdiff_t);
+    if (slot < LIST_COUNT)
+        bits_clear(t, (unsigned)slot);
+}
+
+/* Takes a block out of non-empty list idx, all of whose blocks fit. The
+ * second block is taken when there is one, so the head (the list's largest)
+ * stays available for the exact-fit probe. */
+static inline char *list_take_any(rtm_tlsf *t, unsigned idx)
+{
+    ptrdiff_t head_off = t->heads[idx];
+    char *head = link_at(t, head_off);
+    ptrdiff_t second_off = *link_next(head);
+    STEP(t);
+    if (second_off == 0) {
+        t->heads[idx] = 0;
+        bits_clear(t, idx);
+        return head;
+    }
+    char *second = link_at(t, second_off);
+    ptrdiff_t third = *link_next(second);
+    *link_next(head) = third;
+    if (third != 0)
+        *link_pprev(link_at(t, third)) = head_off;
+    return second;
+}
+
+/* The first non-empty list at or above idx, or -1. */
+static inline int list_search(const rtm_tlsf *t, unsigned idx)
+{
+    uint64_t high = t->list_bits[1];
+    if (idx < 64u) {
+        uint64_t low = t->list_bits[0] & (~(uint64_t)0 << idx);
+        if (low != 0)
+            return (int)rtm_ctz64(low);
+    } else {
+        high &= ~(uint64_t)0 << (idx & 63u);
+    }
+    return high != 0 ? (int)(64u + rtm_ctz64(high)) : -1;
+}
 
 /* --- tlsf.c <-> tlsf_check.c ------------------------------------------- */
 

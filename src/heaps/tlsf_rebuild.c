@@ -26,9 +26,14 @@
  *                  moving: an alloc, then a free of the block -- every
  *                  header the free touches is one of the above or lies
  *                  inside a block the alloc took.
- * So the candidate sets below mirror tlsf.c's search exactly; a change to
- * the search must change them too (tests/shared/test_tlsf_rebuild.c
- * replays random operations against them and fails if one is missed).
+ * So the candidate sets below mirror tlsf.c's search exactly. The pieces
+ * they share with it are the same functions, from tlsf_layout.h: span_for
+ * (request -> span), list_search (first non-empty list), alignment_of
+ * (realloc of an aligned block), and list_insert for the rebuild; which
+ * lists and blocks the search tries (find_free_block, the aligned search)
+ * is mirrored here, so a change to it must change them too
+ * (tests/shared/test_tlsf_rebuild.c replays random operations against them
+ * and fails if one is missed).
  *
  * Freestanding: no libc.
  */
@@ -95,32 +100,6 @@ static void save_head_and_second(const rtm_tlsf *t, unsigned idx, rtm_tlsf_undo 
     save(t, link_offset(*link_next(at(t, head))), u);
 }
 
-/* tlsf.c's span_for, list_search and alignment_of, read-only twins. */
-static size_t request_span(size_t size)
-{
-    size_t s = (size + HDR_BYTES + GRAN - 1u) & ~(GRAN - 1u);
-    return s < MIN_SPAN ? MIN_SPAN : s;
-}
-
-static int first_list_from(const rtm_tlsf *t, unsigned idx)
-{
-    uint64_t high = t->list_bits[1];
-    if (idx < 64u) {
-        uint64_t low = t->list_bits[0] & (~(uint64_t)0 << idx);
-        if (low != 0)
-            return (int)rtm_ctz64(low);
-    } else {
-        high &= ~(uint64_t)0 << (idx & 63u);
-    }
-    return high != 0 ? (int)(64u + rtm_ctz64(high)) : -1;
-}
-
-static size_t block_alignment(const rtm_tlsf *t, const char *p)
-{
-    uintptr_t a = (uintptr_t)p & (uintptr_t)(-(intptr_t)(uintptr_t)p);
-    return a < t->max_align ? (size_t)a : t->max_align;
-}
-
 static void undo_plain_alloc(const rtm_tlsf *t, size_t size, rtm_tlsf_undo *u)
 {
     if (size - 1u >= RTM_TLSF_MAX_BLOCK) {
@@ -128,10 +107,10 @@ static void undo_plain_alloc(const rtm_tlsf *t, size_t size, rtm_tlsf_undo *u)
             return; /* refused before touching anything */
         size = 1;
     }
-    size_t s = request_span(size);
+    size_t s = span_for(size);
     unsigned f = rtm_fls_size(s);
     save(t, link_offset(t->heads[list_index_f(s, f)]), u); /* exact-fit probe */
-    int idx = first_list_from(t, list_index_fit_f(s, f));
+    int idx = list_search(t, list_index_fit_f(s, f));
     if (idx >= 0)
         save_head_and_second(t, (unsigned)idx, u);
 }
@@ -144,10 +123,10 @@ void rtm_tlsf_undo_alloc(const rtm_tlsf *t, size_t align, size_t size, rtm_tlsf_
     }
     if (!rtm_is_pow2(align) || size > RTM_TLSF_MAX_BLOCK || align > MAX_SPAN)
         return;
-    size_t worst = request_span(size) + align + MIN_SPAN;
+    size_t worst = span_for(size) + align + MIN_SPAN;
     if (worst > MAX_SPAN)
         return;
-    int idx = first_list_from(t, list_index_fit_f(worst, rtm_fls_size(worst)));
+    int idx = list_search(t, list_index_fit_f(worst, rtm_fls_size(worst)));
     if (idx >= 0)
         save_head_and_second(t, (unsigned)idx, u);
     save(t, link_offset(t->heads[list_index(worst)]), u);
@@ -188,7 +167,7 @@ void rtm_tlsf_undo_realloc(const rtm_tlsf *t, const void *ptr, size_t size, rtm_
     if (size == 0 || pool_holding(t, (uintptr_t)ptr) == NULL)
         return;
     const char *p = (const char *)ptr;
-    size_t align = (hdr(p) & BLOCK_ALIGNED) != 0 ? block_alignment(t, p) : GRAN;
+    size_t align = (hdr(p) & BLOCK_ALIGNED) != 0 ? alignment_of(t, p) : GRAN;
     rtm_tlsf_undo_alloc(t, align, size, u);
 }
 
@@ -208,30 +187,6 @@ void rtm_tlsf_undo_apply(rtm_tlsf *t, const rtm_tlsf_undo *u)
 /* ---------------------------------------------------------------------- */
 /* Rebuild                                                                 */
 /* ---------------------------------------------------------------------- */
-
-/* tlsf.c's list_insert: the list's largest block stays at its head. */
-static void insert_free(rtm_tlsf *t, char *b, size_t s)
-{
-    unsigned idx = list_index(s);
-    ptrdiff_t head_off = t->heads[idx], b_off = link_to(t, b);
-    ptrdiff_t slot = link_to(t, (const char *)&t->heads[idx]);
-    if (head_off == 0 || s >= span_of(link_at(t, head_off))) {
-        *link_next(b) = head_off;
-        *link_pprev(b) = slot;
-        if (head_off != 0)
-            *link_pprev(link_at(t, head_off)) = b_off;
-        t->heads[idx] = b_off;
-        t->list_bits[idx >> 6] |= (uint64_t)1 << (idx & 63u);
-        return;
-    }
-    char *head = link_at(t, head_off);
-    ptrdiff_t after = *link_next(head);
-    *link_pprev(b) = head_off;
-    *link_next(b) = after;
-    if (after != 0)
-        *link_pprev(link_at(t, after)) = b_off;
-    *link_next(head) = b_off;
-}
 
 /* Is every span of the pool in range, ending exactly on the sentinel? */
 static int pool_walkable(const rtm_tlsf *t, tlsf_pool *pool)
@@ -258,7 +213,7 @@ static void close_free_run(rtm_tlsf *t, char *b, size_t s, rebuild_totals *sum)
 {
     set_hdr(b, s | BLOCK_FREE);
     set_footer(b, s);
-    insert_free(t, b, s);
+    list_insert(t, b, s);
     sum->free_blocks++;
 }
 

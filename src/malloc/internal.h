@@ -6,10 +6,13 @@
  *
  * The layers, top down (a layer calls only layers below it):
  *
- *   options.c   options, init, RT arena set-up, fork, exit   (init lock)
+ *   dropin.c    the drop-in names: malloc, free, new, ...
  *   malloc.c    API, slow paths above the thread cache       (no lock)
- *   stats.c     statistics and their printout
  *     |         (fast paths: fastpath.h, inlined in malloc.c and dropin.c)
+ *   options.c   options, init, RT arena set-up, fork,        (init lock)
+ *     |         the RTMEM_SHOW_STATS printout at exit
+ *   stats.c     statistics, their printout, text helpers
+ *     |
  *   tcache.c    per-thread caches: arrays of free blocks     (registry lock)
  *     |
  *   central.c   per size class: transfer cache + spans       (class locks)
@@ -21,6 +24,14 @@
  *   sizeclass.c the size-class table (read-only after init)
  *     |
  *   os/pages.c  mmap, munmap, madvise, mlock, sched_yield
+ *
+ * lock.c (the spin lock) serves every layer. Calls go only downward; what
+ * lower layers see of upper ones is data: the options and rtmm_rt_mode
+ * (options.c, written during initialisation, read-only afterwards) and
+ * the API's failure counters (malloc.c), which central.c also counts
+ * into. So a thread's first allocation reaches initialisation through
+ * rtmm_alloc_first() from the fast paths, never from tcache.c, and the
+ * statistics are initialised by their callers (rtmm_init_for_stats()).
  *
  * Lock order: init -> registry -> class (ascending) -> heap -> meta. No
  * lock is held across a call into libc other than os/pages.c, except that
@@ -135,6 +146,10 @@ extern int rtmm_rt_mode;
  * RTMEM_ARENA_THREADS, an arena larger than the machine's memory, or the
  * arena could not be mapped). */
 int rtmm_init(void);
+/* rtmm_init() for the statistics: 1 when there are statistics to read
+ * (initialised, or in real-time mode even when it could not start), 0
+ * when they read as all zero. */
+int rtmm_init_for_stats(void);
 /* The slow path of an allocation by a thread without a cache (its first):
  * initialises the allocator if needed, then rtmm_tc_alloc_slow(); NULL
  * when initialisation failed. The fast paths call it, so the layers below
@@ -146,7 +161,13 @@ void *rtmm_alloc_first(size_t size);
 /* Relaxed atomics: slow paths only. */
 extern atomic_size_t rtmm_failed_allocs, rtmm_foreign_frees;
 
-/* --- text without stdio (stats.c) -------------------------------------------- */
+/* --- statistics and text without stdio (stats.c) ----------------------------- */
+
+/* The statistics of rtm_malloc_stats() from every layer below, all zero
+ * when !ready; they do not initialise (their callers do). */
+rtm_malloc_stats_t rtmm_stats(int ready);
+/* rtm_malloc_print_stats()'s printout of st to fd. */
+void rtmm_stats_print(rtm_malloc_stats_t st, int fd);
 
 /* A line or a report built in a caller's buffer without stdio or
  * allocation (both unsafe inside malloc and at exit) and written with

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /*
  * malloc/malloc.c -- the allocator's API (include/rtmem/malloc.h): the
- * large and aligned paths, realloc, calloc, trim, check. The hot paths are
- * in fastpath.h; the drop-in names (malloc, free, ...) in dropin.c;
- * initialisation, options, the real-time arena's set-up and the fork
- * handlers in options.c.
+ * large and aligned paths, realloc, calloc, trim, check, statistics. The
+ * hot paths are in fastpath.h; the drop-in names (malloc, free, ...) in
+ * dropin.c; initialisation, options, the real-time arena's set-up, the
+ * fork handlers and the printout at exit in options.c; the statistics
+ * themselves in stats.c. The top layer (internal.h): it calls down into
+ * every other file and nothing calls up into it.
  */
 #include <errno.h>
 #include <string.h>
@@ -173,6 +175,10 @@ size_t rtm_malloc_trim(void)
 /* A thread with a cache went through initialisation; one without has
  * nothing to flush. */
 void rtm_malloc_thread_flush(void) { rtmm_tc_flush_self(); }
+
+rtm_malloc_stats_t rtm_malloc_stats(void) { return rtmm_stats(rtmm_init_for_stats()); }
+
+void rtm_malloc_print_stats(int fd) { rtmm_stats_print(rtm_malloc_stats(), fd); }
 
 int rtm_malloc_check(void)
 {

@@ -3,7 +3,9 @@
  * malloc/options.c -- start-up of rtmem's malloc: the options (environment
  * variables, docs/MALLOC.md "Options"), initialisation, the real-time
  * arena's set-up, the fork handlers and the RTMEM_SHOW_STATS printout at
- * exit. The API and its slow paths are in malloc.c.
+ * exit. The API and its slow paths are in malloc.c, the layer above; this
+ * file calls only the layers below it (internal.h), the statistics
+ * (stats.c) included.
  *
  * Initialisation happens at the first allocation, from any thread, under
  * init_lock: options from the environment, the size-class table, the
@@ -365,6 +367,8 @@ RTM_NOINLINE int rtmm_init(void)
     return init_errno ? (errno = init_errno, -1) : 0;
 }
 
+int rtmm_init_for_stats(void) { return rtmm_init() == 0 || rtmm_rt_mode; }
+
 RTM_NOINLINE void *rtmm_alloc_first(size_t size)
 {
     if (rtmm_init() != 0)
@@ -507,14 +511,16 @@ static int open_stats_file(void)
 
 /* A destructor, not atexit(): registering with atexit may allocate. Here,
  * in the file every program links, so that a static link with
- * librtmem-malloc.a prints too (stats.o alone would not be pulled in). */
+ * librtmem-malloc.a prints too (stats.o alone would not be pulled in; this
+ * call pulls it). The same statistics as rtm_malloc_print_stats(), whose
+ * file (malloc.c) is a layer above this one. */
 __attribute__((destructor)) static void show_stats_at_exit(void)
 {
     if (!rtmm_opt.show_stats)
         return;
     int saved = errno;
     int fd = stats_path[0] != '\0' ? open_stats_file() : 2;
-    rtm_malloc_print_stats(fd);
+    rtmm_stats_print(rtmm_stats(rtmm_init_for_stats()), fd);
     if (fd != 2)
         (void)close(fd);
     errno = saved;

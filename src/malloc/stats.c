@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 /*
- * malloc/stats.c -- rtm_malloc_stats() and its human printout, which
- * RTMEM_SHOW_STATS=1 prints at exit (options.c), and the stdio-free text
- * helpers both use.
+ * malloc/stats.c -- the statistics of rtm_malloc_stats() and their human
+ * printout, read from every layer below, and the stdio-free text helpers
+ * the printout and the option messages use. It sits below initialisation
+ * (options.c) and calls nothing above it: the API (malloc.c) and the
+ * RTMEM_SHOW_STATS=1 printout at exit (options.c) initialise first, with
+ * rtmm_init_for_stats(), and say whether there is anything to read.
  *
  * The printout uses write(2) and its own number formatting: stdio may
  * allocate, and at exit it may already be torn down. Its first line names
@@ -18,11 +21,11 @@
 #include "malloc/internal.h"
 #include "os/pages.h"
 
-rtm_malloc_stats_t rtm_malloc_stats(void)
+rtm_malloc_stats_t rtmm_stats(int ready)
 {
     rtm_malloc_stats_t st;
     memset(&st, 0, sizeof st);
-    if (rtmm_init() != 0 && !rtmm_rt_mode)
+    if (!ready)
         return st;
     heap_totals h = rtmm_heap_totals();
     size_t span_bytes, out_bytes, xfer_bytes;
@@ -132,9 +135,8 @@ static void put_program(rtmm_text *o)
     rtmm_text_put(o, n ? name : "?");
 }
 
-void rtm_malloc_print_stats(int fd)
+void rtmm_stats_print(rtm_malloc_stats_t st, int fd)
 {
-    rtm_malloc_stats_t st = rtm_malloc_stats();
     char buf[4096];
     rtmm_text text = {buf, sizeof buf, 0}, *o = &text;
     rtmm_text_put(o, "rtmem-malloc stats: ");
