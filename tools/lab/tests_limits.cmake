@@ -61,7 +61,7 @@ set_tests_properties(lab.limits.peer-not-installed PROPERTIES
 add_executable(lab_limits_probe_test ${CMAKE_CURRENT_SOURCE_DIR}/limits_probe_test.c
                                      ${CMAKE_CURRENT_SOURCE_DIR}/limits_probe.c)
 target_compile_definitions(lab_limits_probe_test PRIVATE LIMITS_PROBE_TEST_MAIN _GNU_SOURCE)
-target_include_directories(lab_limits_probe_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}
-                                                         ${PROJECT_SOURCE_DIR}/include)
+target_include_directories(lab_limits_probe_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_link_libraries(lab_limits_probe_test PRIVATE rtmem::rtmem_static)
 target_compile_options(lab_limits_probe_test PRIVATE ${RTMEM_WARNINGS})
 add_test(NAME lab.limits.probe COMMAND lab_limits_probe_test)

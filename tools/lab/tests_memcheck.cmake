@@ -10,7 +10,7 @@ add_executable(lab_memcheck_math_test ${CMAKE_CURRENT_SOURCE_DIR}/tests/memcheck
 target_include_directories(lab_memcheck_math_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
 target_compile_definitions(lab_memcheck_math_test PRIVATE _GNU_SOURCE)
 target_compile_options(lab_memcheck_math_test PRIVATE ${RTMEM_WARNINGS})
-target_link_libraries(lab_memcheck_math_test PRIVATE rtmem_static m)
+target_link_libraries(lab_memcheck_math_test PRIVATE rtmem::rtmem_static m)
 set_target_properties(lab_memcheck_math_test PROPERTIES RUNTIME_OUTPUT_DIRECTORY
                                                         ${CMAKE_CURRENT_BINARY_DIR})
 add_test(NAME lab.memcheck.math COMMAND lab_memcheck_math_test)

@@ -99,7 +99,7 @@ endif()
 
 # The recorder (not on other systems: tools/record/CMakeLists.txt).
 if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
-  set(rec_dir ${PROJECT_SOURCE_DIR}/tools/record/tests)
+  set(rec_dir ${RTMEM_TOOLS_DIR}/record/tests)
   # Plain builds even in sanitizer builds: the recorder is preloaded into them.
   add_executable(lab_rec_prog ${rec_dir}/rec_prog.c)
   set_target_properties(lab_rec_prog PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "")
