@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * latency_stats.c -- what one latency test's samples say (latency.h):
- * the bmCtx* suite's avg / min / max, the percentiles p50 / p99 / p99.9 by the
- * nearest-rank rule (summary.h's sorted_quantile, so every command's
- * percentiles agree), a fixed-width histogram, and the T_sw formula.
+ * the bmCtx* suite's avg / min / max and the percentiles p50 / p99 / p99.9
+ * (both from summary.h, the lab's one implementation of them, so every
+ * command's numbers agree), a fixed-width histogram, and the T_sw formula.
  *
  * Why fixed-width buckets and not hist.h's log-linear ones: a latency
  * distribution here spans one or two decades (1 to 50 us), and the report
@@ -22,28 +22,20 @@
 #include "latency/latency.h"
 #include "common/summary.h"
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The lab's one statistics implementation (summary.h) gives the sort, min,
+ * max and mean; the percentiles are its nearest-rank quantiles. */
 lat_stats lat_stats_of(double *v, size_t n)
 {
-    lat_stats s = {0};
-    if (n == 0)
-        return s;
-    qsort(v, n, sizeof *v, cmp_double);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    s.n = n;
-    s.avg = sum / (double)n;
-    s.min = v[0];
-    s.max = v[n - 1];
-    s.p50 = sorted_quantile(v, n, 0.50);
-    s.p99 = sorted_quantile(v, n, 0.99);
-    s.p999 = sorted_quantile(v, n, 0.999);
+    summary all = summarize(v, n); /* sorts v, which the histogram needs */
+    lat_stats s = {
+        .n = all.n,
+        .avg = all.mean,
+        .min = all.min,
+        .max = all.max,
+        .p50 = sorted_quantile(v, n, 0.50),
+        .p99 = sorted_quantile(v, n, 0.99),
+        .p999 = sorted_quantile(v, n, 0.999),
+    };
     return s;
 }
 

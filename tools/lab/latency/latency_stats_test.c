@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * latency_stats_test.c -- unit test of latency_stats.c: the summary, the
- * percentiles and the histogram on samples whose answers are known by hand,
- * and the bmCtx* suite's T_sw formula on known inputs.
+ * latency_stats_test.c -- unit test of latency_stats.c: the summary and the
+ * percentiles (through common/summary.c, which lat_stats_of uses) and the
+ * histogram on samples whose answers are known by hand, and the bmCtx*
+ * suite's T_sw formula on known inputs.
  *
- * The lab's CMake puts every .c file of tools/lab into the rtmem executable; this
- * file is only a program when tests_latency.cmake compiles it with
- * LATENCY_STATS_TEST_MAIN, and is an empty unit inside rtmem.
+ * The lab's CMake puts every .c file of tools/lab and of its command folders
+ * into the rtmem executable; this file is only a program when
+ * tests_latency.cmake compiles it with LATENCY_STATS_TEST_MAIN, and is an
+ * empty unit inside rtmem.
  */
 #ifdef LATENCY_STATS_TEST_MAIN
 #include <math.h>

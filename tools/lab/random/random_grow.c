@@ -49,6 +49,7 @@
 #include "common/result_line.h"
 #include "common/rt.h"
 #include "common/spawn.h"
+#include "common/summary.h"
 #include "rtmem.h"
 
 #define CHILD_OUT_MAX 65536
@@ -342,12 +343,6 @@ static void run_one(grow_bench *gb, int way, uint64_t round, grow_run *r)
     }
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median of the clean runs' values v(run); NAN when none is clean. */
 static double median_of(const grow_run *runs, uint64_t n, double (*v)(const grow_run *, int),
                         int arg, double *min_out)
@@ -362,10 +357,10 @@ static double median_of(const grow_run *runs, uint64_t n, double (*v)(const grow
             *min_out = NAN;
         return NAN;
     }
-    qsort(x, k, sizeof x[0], cmp_double);
+    summary sum = summarize(x, k);
     if (min_out != NULL)
-        *min_out = x[0];
-    return k % 2 ? x[k / 2] : (x[k / 2 - 1] + x[k / 2]) / 2.0;
+        *min_out = sum.min;
+    return sum.median;
 }
 
 static double v_alloc(const grow_run *r, int i) { return r->alloc_ns[i]; }

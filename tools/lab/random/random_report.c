@@ -17,24 +17,13 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/summary.h"
 #include "random/random.h"
 
 #define TARGET_TEXT "TLSF avg <= 1/3 glibc and <= mimalloc"
 
-static int cmp_double(const void *l, const void *r)
-{
-    double a = *(const double *)l, b = *(const double *)r;
-    return (a > b) - (a < b);
-}
-
-/* Median of v[0..n) (sorts v); NAN for n == 0. */
-static double median(double *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
+/* Median of v[0..n) (sorts v; summary.h); NAN for n == 0. */
+static double median(double *v, size_t n) { return n == 0 ? NAN : summarize(v, n).median; }
 
 static enum row_status row_status(const alloc_row *row, uint64_t runs)
 {
