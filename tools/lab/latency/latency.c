@@ -251,22 +251,23 @@ static int run_all(const lat_opts *o, lat_env *e, const pick *picks, size_t np, 
     for (size_t i = 0; i < np; i++) {
         lat_test *t = &tests[i];
         memset(t, 0, sizeof *t);
+        t->status = LAB_NOT_RUN;
         t->name = picks[i].heap ? lat_heap_name(picks[i].index) : lat_ctx_name(picks[i].index);
         fprintf(stderr, "latency: %-27s ", t->name);
         uint64_t t0 = mono_ns();
         if (lat_samples_alloc(t, e) != 0) {
-            lat_fail(t, LAT_FAILED, "out of memory");
+            lat_fail(t, LAB_FAILED, "out of memory");
         } else if (picks[i].heap) {
             lat_heap_run(picks[i].index, e, t);
         } else {
             lat_ctx_run(picks[i].index, e, t);
         }
         double s = (double)(mono_ns() - t0) / 1e9;
-        if (t->status == LAT_OK)
+        if (t->status == LAB_OK)
             fprintf(stderr, "avg %8.3f us  (%.1f s)\n", t->st.avg / 1000.0, s);
         else
-            fprintf(stderr, "%s: %s\n", t->status == LAT_SKIPPED ? "skipped" : "FAILED", t->why);
-        failed |= t->status == LAT_FAILED;
+            fprintf(stderr, "%s: %s\n", t->status == LAB_SKIPPED ? "skipped" : "FAILED", t->why);
+        failed |= t->status == LAB_FAILED;
     }
     (void)o;
     return failed;

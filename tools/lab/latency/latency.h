@@ -28,6 +28,7 @@
 
 #include "common/clock.h"
 #include "common/machine.h"
+#include "common/status.h"
 
 /* --- statistics (latency_stats.c) ------------------------------------------ */
 
@@ -61,7 +62,7 @@ double lat_tsw(double t, double t_raise, double t_lower, double t_readclock);
 
 /* --- one test's record ------------------------------------------------------ */
 
-typedef enum lat_status { LAT_NOT_RUN = 0, LAT_OK, LAT_FAILED, LAT_SKIPPED } lat_status;
+/* A test's status (common/status.h): not run, ok, failed, skipped. */
 
 typedef struct lat_test {
     const char *name;      /* the bmCtx* name, or ours for the heap tests   */
@@ -69,7 +70,7 @@ typedef struct lat_test {
     const char *primitive; /* what is handed over                           */
     const char *measures;  /* the interval, in one line                     */
     char placement[128];   /* CPUs and priorities of the threads            */
-    lat_status status;
+    lab_status status;
     char why[192];  /* failure or skip reason                        */
     double *ns;     /* samples, ns, clock cost subtracted (n of them) */
     size_t n;       /* samples taken                                 */
@@ -105,7 +106,7 @@ int lat_samples_alloc(lat_test *t, const lat_env *e);
 /* Converts a finished test's samples into stats and histogram. */
 void lat_finish(lat_test *t, const lat_env *e);
 /* Marks t failed/skipped with a printf-style reason. */
-void lat_fail(lat_test *t, lat_status s, const char *fmt, ...)
+void lat_fail(lat_test *t, lab_status s, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* --- real-time threads (latency_threads.c) ---------------------------------- */

@@ -111,10 +111,10 @@ static void fail(handover *h, const char *fmt, uint64_t iter, int err)
         char what[96];
         snprintf(what, sizeof what, fmt, (unsigned long long)iter);
         if (err == ETIMEDOUT)
-            lat_fail(h->t, LAT_FAILED, "%s: nothing within %llu ms", what,
+            lat_fail(h->t, LAB_FAILED, "%s: nothing within %llu ms", what,
                      (unsigned long long)(h->e->timeout_ns / 1000000u));
         else
-            lat_fail(h->t, LAT_FAILED, "%s (%s)", what, strerror(err));
+            lat_fail(h->t, LAB_FAILED, "%s (%s)", what, strerror(err));
     }
     atomic_store(&h->stop, 1);
 }
@@ -353,7 +353,7 @@ static void run_handover(const ctx_def *d, const lat_env *e, lat_test *t)
     placement(d, e, &wcpus, &gcpus, t);
     int rc = open_carrier(&h);
     if (rc != 0) {
-        lat_fail(t, LAT_SKIPPED, "%s not available: %s", d->p == P_MQ ? "mq_open" : "sem_init",
+        lat_fail(t, LAB_SKIPPED, "%s not available: %s", d->p == P_MQ ? "mq_open" : "sem_init",
                  strerror(rc));
         return;
     }
@@ -367,24 +367,24 @@ static void run_handover(const ctx_def *d, const lat_env *e, lat_test *t)
         rc = lat_thread_start(&g, e, LAT_PRIO_MID, &gcpus, giver_main, &h);
         if (rc != 0) {
             atomic_store(&h.stop, 1);
-            lat_fail(t, LAT_FAILED, "cannot start the giver: %s", strerror(rc));
+            lat_fail(t, LAB_FAILED, "cannot start the giver: %s", strerror(rc));
         }
     } else {
-        lat_fail(t, LAT_FAILED, "cannot start the waiter: %s", strerror(rc));
+        lat_fail(t, LAB_FAILED, "cannot start the waiter: %s", strerror(rc));
     }
     /* Waiter first: on one CPU it must be blocked before the giver spins. */
     sem_post(&h.gate_waiter);
     sem_post(&h.gate_giver);
     int jw = lat_thread_join(&w, e->timeout_ns), jg = lat_thread_join(&g, e->timeout_ns);
     if (jw != 0 || jg != 0) {
-        lat_fail(t, LAT_FAILED, "a thread did not finish in time (stuck)");
+        lat_fail(t, LAB_FAILED, "a thread did not finish in time (stuck)");
         return; /* leave the carrier: a stuck thread may still use it */
     }
     close_carrier(&h);
     sem_destroy(&h.gate_waiter);
     sem_destroy(&h.gate_giver);
-    if (t->status == LAT_NOT_RUN)
-        t->status = LAT_OK;
+    if (t->status == LAB_NOT_RUN)
+        t->status = LAB_OK;
 }
 
 /* --- bmCtxTaskSwitch ----------------------------------------------------------- */
@@ -465,7 +465,7 @@ static int time_switches(taskswitch *s, const bench_clock *c)
         lat_set_prio(s->task2, LAT_PRIO_HIGH); /* Task2 preempts, drops itself */
         uint64_t t2 = clock_ticks(c);
         if (atomic_load(&s->count) == before) {
-            lat_fail(t, LAT_FAILED, "iteration %llu: raising Task2 did not switch to it",
+            lat_fail(t, LAB_FAILED, "iteration %llu: raising Task2 did not switch to it",
                      (unsigned long long)i);
             return -1;
         }
@@ -507,13 +507,13 @@ static void *task1_main(void *arg)
     /* Task2 at 60 preempts us at once and drops itself to 40. */
     int rc = lat_thread_start(&t2, s->e, LAT_PRIO_HIGH, &one, task2_main, s);
     if (rc != 0) {
-        lat_fail(s->t, LAT_FAILED, "cannot start Task2: %s", strerror(rc));
+        lat_fail(s->t, LAB_FAILED, "cannot start Task2: %s", strerror(rc));
         return NULL;
     }
     s->task2 = t2.tid;
     s->since = mono_ns();
     if (atomic_load(&s->count) == 0) {
-        lat_fail(s->t, LAT_FAILED, "Task2 did not preempt its creator (no SCHED_FIFO?)");
+        lat_fail(s->t, LAB_FAILED, "Task2 did not preempt its creator (no SCHED_FIFO?)");
     } else {
         time_raise_lower(s, c, pthread_self());
         if (time_switches(s, c) == 0)
@@ -522,7 +522,7 @@ static void *task1_main(void *arg)
     atomic_store(&s->stop, 1);
     lat_set_prio(s->task2, LAT_PRIO_HIGH); /* let it see stop and leave */
     if (lat_thread_join(&t2, s->e->timeout_ns) != 0)
-        lat_fail(s->t, LAT_FAILED, "Task2 did not finish");
+        lat_fail(s->t, LAB_FAILED, "Task2 did not finish");
     return NULL;
 }
 
@@ -532,7 +532,7 @@ static void run_taskswitch(const lat_env *e, lat_test *t)
              "both on CPU %d; SCHED_FIFO Task1 %d, Task2 %d <-> %d", e->cpu, LAT_PRIO_MID,
              LAT_PRIO_HIGH, LAT_PRIO_LOW);
     if (!e->fifo) {
-        lat_fail(t, LAT_SKIPPED, "needs SCHED_FIFO (not permitted here)");
+        lat_fail(t, LAB_SKIPPED, "needs SCHED_FIFO (not permitted here)");
         return;
     }
     static taskswitch s;
@@ -544,23 +544,23 @@ static void run_taskswitch(const lat_env *e, lat_test *t)
     s.raise = malloc(n * sizeof *s.raise);
     s.lower = malloc(n * sizeof *s.lower);
     if (s.raise == NULL || s.lower == NULL) {
-        lat_fail(t, LAT_FAILED, "out of memory");
+        lat_fail(t, LAB_FAILED, "out of memory");
     } else {
         cpu_set_t one = lat_one_cpu(e->cpu);
         lat_thread t1;
         int rc = lat_thread_start(&t1, e, LAT_PRIO_MID, &one, task1_main, &s);
         if (rc != 0) {
-            lat_fail(t, LAT_FAILED, "cannot start Task1: %s", strerror(rc));
+            lat_fail(t, LAB_FAILED, "cannot start Task1: %s", strerror(rc));
         } else if (lat_thread_join(&t1, e->timeout_ns) != 0) {
-            lat_fail(t, LAT_FAILED, "Task1 did not finish in time (stuck)");
+            lat_fail(t, LAB_FAILED, "Task1 did not finish in time (stuck)");
             return; /* keep what a stuck thread may still touch */
         }
     }
     free(s.raise);
     free(s.lower);
     sem_destroy(&s.resume);
-    if (t->status == LAT_NOT_RUN)
-        t->status = LAT_OK;
+    if (t->status == LAB_NOT_RUN)
+        t->status = LAB_OK;
 }
 
 void lat_ctx_run(size_t i, const lat_env *e, lat_test *t)
@@ -573,14 +573,14 @@ void lat_ctx_run(size_t i, const lat_env *e, lat_test *t)
                   : d->m == M_PEND ? "waiter blocks (T1) -> giver runs (T2)"
                                    : "giver gives (T1) -> waiter runs (T2)";
     if (d->pl != ONE_CPU && e->other_cpu < 0) {
-        lat_fail(t, LAT_SKIPPED, "needs 2 CPUs (1 allowed)");
+        lat_fail(t, LAB_SKIPPED, "needs 2 CPUs (1 allowed)");
         return;
     }
     if (d->p == P_TASK)
         run_taskswitch(e, t);
     else
         run_handover(d, e, t);
-    if (t->status == LAT_OK) {
+    if (t->status == LAB_OK) {
         if (d->p != P_TASK)
             for (size_t k = 0; k < t->n; k++)
                 t->ns[k] *= e->clk.ns_per_tick;

@@ -192,10 +192,10 @@ static void fail(contest *c, const char *what, uint64_t iter, int err)
     if (atomic_flag_test_and_set(&c->failed))
         return; /* the first failure tells the story */
     if (err == ETIMEDOUT)
-        lat_fail(c->t, LAT_FAILED, "iteration %llu: %s: nothing within %llu ms",
+        lat_fail(c->t, LAB_FAILED, "iteration %llu: %s: nothing within %llu ms",
                  (unsigned long long)iter, what, (unsigned long long)(c->e->timeout_ns / 1000000u));
     else
-        lat_fail(c->t, LAT_FAILED, "iteration %llu: %s (%s)", (unsigned long long)iter, what,
+        lat_fail(c->t, LAB_FAILED, "iteration %llu: %s (%s)", (unsigned long long)iter, what,
                  strerror(err));
 }
 
@@ -332,7 +332,7 @@ static void start_threads(contest *c, lat_thread th[3])
     if (rc == 0)
         rc = lat_thread_start(&th[2], e, LAT_PRIO_LOW, &one, low_main, c);
     if (rc != 0) {
-        lat_fail(c->t, LAT_FAILED, "cannot start a thread: %s", strerror(rc));
+        lat_fail(c->t, LAB_FAILED, "cannot start a thread: %s", strerror(rc));
         atomic_store(&c->stop, 1);
         sem_post(&c->wake_h);
         sem_post(&c->wake_m);
@@ -369,7 +369,7 @@ void lat_heap_run(size_t i, const lat_env *e, lat_test *t)
     t->bound_ns = c.k == HANDOVER ? 0 : (double)e->spin_ns;
     int rc = lheap_open(&c.heap, e->algorithm, c.k);
     if (rc != 0) {
-        lat_fail(t, LAT_SKIPPED, "cannot create the heap: %s", strerror(rc));
+        lat_fail(t, LAB_SKIPPED, "cannot create the heap: %s", strerror(rc));
         return;
     }
     sem_init(&c.wake_h, 0, 0);
@@ -380,15 +380,15 @@ void lat_heap_run(size_t i, const lat_env *e, lat_test *t)
     for (int k = 0; k < 3; k++)
         stuck |= lat_thread_join(&th[k], e->timeout_ns) != 0;
     if (stuck) {
-        lat_fail(t, LAT_FAILED, "a thread did not finish in time (stuck)");
+        lat_fail(t, LAB_FAILED, "a thread did not finish in time (stuck)");
         return; /* keep heap and semaphores: a stuck thread may use them */
     }
     sem_destroy(&c.wake_h);
     sem_destroy(&c.wake_m);
     lheap_close(&c.heap);
-    if (t->status != LAT_NOT_RUN)
+    if (t->status != LAB_NOT_RUN)
         return;
-    t->status = LAT_OK;
+    t->status = LAB_OK;
     for (size_t k = 0; k < t->n; k++) {
         t->ns[k] *= e->clk.ns_per_tick;
         if (t->bound_ns > 0 && t->ns[k] >= t->bound_ns)
@@ -411,7 +411,7 @@ static const lat_test *find(const lat_report *r, const char *name)
 static size_t noise_over(const lat_test *t, uint64_t bound_ns)
 {
     size_t n = 0;
-    if (t == NULL || t->status != LAT_OK || t->ns == NULL)
+    if (t == NULL || t->status != LAB_OK || t->ns == NULL)
         return 0;
     for (size_t k = 0; k < t->n; k++)
         n += t->ns[k] >= (double)bound_ns;
@@ -424,7 +424,7 @@ void lat_pi_verdict(lat_report *r)
     const lat_test *no = find(r, "HeapNoPiSpinnerWait");
     double us = (double)r->e->spin_ns / 1000.0;
     r->pi_verdict = "NOT JUDGED";
-    if (pi == NULL || no == NULL || pi->status != LAT_OK || no->status != LAT_OK) {
+    if (pi == NULL || no == NULL || pi->status != LAB_OK || no->status != LAB_OK) {
         snprintf(r->pi_detail, sizeof r->pi_detail, "both spinner runs must run (--tests)");
         return;
     }

@@ -47,20 +47,6 @@ static const char *const PUBLISHED_PLATFORM =
     "dual Cortex-A15 at 1.5 GHz, 2 GB; VxWorks 7 (kernel mode, SMP off) and Linux 4.19 + "
     "Xenomai 3.1 (user mode, Alchemy API); 20,000 iterations per test";
 
-static const char *status_text(lat_status s)
-{
-    switch (s) {
-    case LAT_OK:
-        return "ok";
-    case LAT_FAILED:
-        return "failed";
-    case LAT_SKIPPED:
-        return "skipped";
-    default:
-        return "not run";
-    }
-}
-
 static double us(double ns) { return ns / 1000.0; }
 
 static const published *published_for(const char *system, const char *test)
@@ -80,8 +66,8 @@ static void print_table(const lat_report *r)
            "p99", "p99.9", "n");
     for (size_t i = 0; i < r->ntests; i++) {
         const lat_test *t = &r->tests[i];
-        if (t->status != LAT_OK) {
-            printf("%-27s %s: %s\n", t->name, status_text(t->status), t->why);
+        if (t->status != LAB_OK) {
+            printf("%-27s %s: %s\n", t->name, lab_status_name(t->status), t->why);
             continue;
         }
         const lat_stats *s = &t->st;
@@ -102,7 +88,7 @@ static void print_setups(const lat_report *r)
         if (t->unslept > 0)
             printf("  %-27s %zu iterations dropped: the waiter found the token and never slept\n",
                    "", t->unslept);
-        if (t->has_tsw && t->status == LAT_OK)
+        if (t->has_tsw && t->status == LAB_OK)
             printf("  %-27s T median %.3f us, T_r %.3f, T_l %.3f, T_rt %.3f (medians)\n", "",
                    us(t->t_med_ns), us(t->raise_ns), us(t->lower_ns), us(t->readclock_ns));
     }
@@ -126,11 +112,11 @@ static void print_published(const lat_report *r)
             else
                 snprintf(cols[k], sizeof cols[k], "-");
         }
-        if (t->status == LAT_OK)
+        if (t->status == LAB_OK)
             snprintf(cols[2], sizeof cols[2], "%.3f / %.3f / %.3f", us(t->st.avg), us(t->st.min),
                      us(t->st.max));
         else
-            snprintf(cols[2], sizeof cols[2], "%s", status_text(t->status));
+            snprintf(cols[2], sizeof cols[2], "%s", lab_status_name(t->status));
         printf("%-27s %-23s %-23s %-23s\n", t->name, cols[0], cols[1], cols[2]);
     }
 }
@@ -172,7 +158,7 @@ void lat_print(const lat_report *r)
     printf("priority inheritance: %s: %s\n", r->pi_verdict, r->pi_detail);
     print_published(r);
     for (size_t i = 0; i < r->ntests; i++)
-        if (r->tests[i].status == LAT_OK)
+        if (r->tests[i].status == LAB_OK)
             print_histogram(&r->tests[i]);
 }
 
@@ -186,12 +172,12 @@ static void json_test(json *j, const lat_test *t)
     json_str(j, "primitive", t->primitive);
     json_str(j, "measures", t->measures);
     json_str(j, "placement", t->placement);
-    json_str(j, "status", status_text(t->status));
+    json_str(j, "status", lab_status_name(t->status));
     json_str(j, "why", t->why);
-    json_u64(j, "samples", t->status == LAT_OK ? t->n : 0);
+    json_u64(j, "samples", t->status == LAB_OK ? t->n : 0);
     json_u64(j, "clamped", t->clamped);
     json_u64(j, "unslept", t->unslept);
-    if (t->status == LAT_OK) {
+    if (t->status == LAB_OK) {
         const lat_stats *s = &t->st;
         json_obj(j, "summary_us");
         json_num(j, "avg", us(s->avg));
@@ -212,7 +198,7 @@ static void json_test(json *j, const lat_test *t)
         json_u64(j, "overflow", h->overflow);
         json_obj_end(j);
     }
-    if (t->has_tsw && t->status == LAT_OK) {
+    if (t->has_tsw && t->status == LAB_OK) {
         json_obj(j, "task_switch");
         json_num(j, "t_median_us", us(t->t_med_ns));
         json_num(j, "raise_us", us(t->raise_ns));

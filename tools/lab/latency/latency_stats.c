@@ -90,7 +90,7 @@ void lat_finish(lat_test *t, const lat_env *e)
     lat_hist_build(t->ns, t->n, &t->st, e->buckets, &t->hist);
 }
 
-void lat_fail(lat_test *t, lat_status s, const char *fmt, ...)
+void lat_fail(lat_test *t, lab_status s, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);

@@ -268,7 +268,7 @@ static void probe_row(const limits_bench *b, lim_row *row)
     char why[256] = "";
     int rc = spawn_child(b, row, 1, out, why, sizeof why);
     if (limits_parse_largest(out, &row->largest) != 0 || rc != 0) {
-        row->largest.status = LIM_ERROR;
+        row->largest.status = LAB_ERROR;
         snprintf(row->largest.id.why, sizeof row->largest.id.why, "%s%s", why,
                  rc == 0 ? "child printed no LARGEST line" : "");
     }
@@ -296,7 +296,7 @@ static void locate_libraries(lim_row *rows, size_t n)
         if (r->peer != NULL && r->peer->marker != NULL &&
             peer_locate(r->peer, r->lib, sizeof r->lib) != 0) {
             r->lib[0] = '\0';
-            r->status = LIM_NOT_INSTALLED;
+            r->status = LAB_NOT_INSTALLED;
         }
     }
 }
@@ -305,7 +305,7 @@ static void run_children(limits_bench *b)
 {
     fprintf(stderr, "limits: largest block:");
     for (size_t i = 0; i < b->nrows; i++) {
-        if (b->rows[i].status == LIM_NOT_INSTALLED)
+        if (b->rows[i].status == LAB_NOT_INSTALLED)
             continue;
         probe_row(b, &b->rows[i]);
         fprintf(stderr, " %s", b->rows[i].name);
@@ -316,7 +316,7 @@ static void run_children(limits_bench *b)
                 (unsigned long long)b->o->runs);
         for (size_t i = 0; i < b->nrows; i++) {
             lim_row *row = &b->rows[i];
-            if (row->status == LIM_NOT_INSTALLED)
+            if (row->status == LAB_NOT_INSTALLED)
                 continue;
             time_row(b, row, &row->runs[r]);
             fprintf(stderr, " %s%s", row->name, row->runs[r].done ? "" : "(!)");
@@ -329,19 +329,19 @@ static void run_children(limits_bench *b)
  * when a child failed or a heap check did; else ok. */
 static void row_status(const limits_bench *b, lim_row *row)
 {
-    if (row->status == LIM_NOT_INSTALLED)
+    if (row->status == LAB_NOT_INSTALLED)
         return;
-    row->status = LIM_OK;
-    if (row->largest.status == LIM_INVALID)
-        row->status = LIM_INVALID;
-    if (row->largest.status == LIM_ERROR)
-        row->status = LIM_ERROR;
+    row->status = LAB_OK;
+    if (row->largest.status == LAB_INVALID)
+        row->status = LAB_INVALID;
+    if (row->largest.status == LAB_ERROR)
+        row->status = LAB_ERROR;
     for (uint64_t r = 0; r < b->o->runs; r++) {
         const lim_time_run *run = &row->runs[r];
-        if (run->done && !run->id.valid && row->status == LIM_OK)
-            row->status = LIM_INVALID;
+        if (run->done && !run->id.valid && row->status == LAB_OK)
+            row->status = LAB_INVALID;
         if (!run->done || !run->heap_ok)
-            row->status = LIM_ERROR;
+            row->status = LAB_ERROR;
     }
 }
 
@@ -457,7 +457,7 @@ static int run_parent(const limits_opts *o, lim_row *rows, size_t nrows)
     for (size_t i = 0; i < nrows; i++) {
         row_status(&b, &rows[i]);
         /* An rtm heap's failure is the method's; a peer's is its row's. */
-        if (rows[i].kind == LIM_RTM && rows[i].status != LIM_OK)
+        if (rows[i].kind == LIM_RTM && rows[i].status != LAB_OK)
             rc = 1;
     }
     limits_print(&b);

@@ -168,7 +168,7 @@ static void time_size(timer *t, const limits_opts *o, uint64_t size, lim_sample 
     memset(s, 0, sizeof *s);
     s->batch = limits_batch(o, size);
     if (t->kind == LIM_RTM && rtm_heap_stats(t->h).largest_free < size) {
-        s->status = LIM_NA;
+        s->status = LAB_NA;
         snprintf(s->why, sizeof s->why, "its largest block is %zu bytes",
                  rtm_heap_stats(t->h).largest_free);
         return;
@@ -185,13 +185,13 @@ static void time_size(timer *t, const limits_opts *o, uint64_t size, lim_sample 
         done += got;
     }
     if (got == 0) { /* refused with nothing live: it cannot serve the size */
-        s->status = LIM_ERROR;
+        s->status = LAB_ERROR;
         snprintf(s->why, sizeof s->why, "refused a %llu-byte block with nothing allocated (%s)",
                  (unsigned long long)size, strerror(errno));
         return;
     }
     sample_stats(t->samples, done, s);
-    s->status = LIM_OK;
+    s->status = LAB_OK;
 }
 
 /* --- child plumbing ----------------------------------------------------- */
@@ -272,7 +272,7 @@ static void largest_rtm(const limits_opts *o, const char *name, lim_largest *r, 
     void *mem = prefaulted_region(o->region);
     rtm_heap *h = mem != NULL ? rtm_heap_create(name, mem, (size_t)o->region) : NULL;
     if (h == NULL) {
-        r->status = LIM_ERROR;
+        r->status = LAB_ERROR;
         snprintf(why, why_n, "cannot %s (%s)", mem ? "create the heap" : "map the region",
                  strerror(errno));
         if (mem != NULL)
@@ -286,7 +286,7 @@ static void largest_rtm(const limits_opts *o, const char *name, lim_largest *r, 
     probe_largest(&ops, 4096, o->region, &r->probe);
     st = rtm_heap_stats(h);
     r->check_ok = rtm_heap_check(h) == 0 && st.live_blocks == 0;
-    r->status = r->check_ok ? LIM_OK : LIM_ERROR;
+    r->status = r->check_ok ? LAB_OK : LAB_ERROR;
     if (!r->check_ok)
         snprintf(why, why_n, "after the probe: heap check %s, %zu blocks live",
                  rtm_heap_check(h) == 0 ? "ok" : "FAILED", st.live_blocks);
@@ -308,11 +308,11 @@ static void largest_of(const limits_opts *o, lim_kind k, lim_largest *r, char *w
         probe_largest(&mmap_ops, 4096, o->cap, &r->probe);
         break;
     case LIM_MMAP_POPULATE:
-        r->status = LIM_NA;
+        r->status = LAB_NA;
         snprintf(why, why_n, "not probed: MAP_POPULATE would fault in every page up to the cap");
         return;
     }
-    r->status = LIM_OK;
+    r->status = LAB_OK;
 }
 
 static int child_largest(const limits_opts *o, lim_kind k, const peer *p)
@@ -324,7 +324,7 @@ static int child_largest(const limits_opts *o, lim_kind k, const peer *p)
     if (r.id.valid)
         largest_of(o, k, &r, why, sizeof why);
     else
-        r.status = LIM_INVALID;
+        r.status = LAB_INVALID;
     sanitise(why);
     print_ident("LARGEST", o->child_largest, &r.id);
     const probe_result *q = &r.probe;
@@ -455,7 +455,7 @@ int limits_parse_largest(const char *text, lim_largest *r)
         return -1;
     parse_ident(line, &r->id);
     probe_result *q = &r->probe;
-    r->status = (lim_status)line_field_u64(line, "status");
+    r->status = (lab_status)line_field_u64(line, "status");
     char detail[256];
     if (line_field(line, "detail", detail, sizeof detail) == 0 && detail[0] != '\0')
         snprintf(r->id.why, sizeof r->id.why, "%s", detail);
@@ -475,7 +475,7 @@ int limits_parse_largest(const char *text, lim_largest *r)
 
 static void parse_size(const char *line, lim_sample *s)
 {
-    s->status = (lim_status)line_field_u64(line, "status");
+    s->status = (lab_status)line_field_u64(line, "status");
     s->n = line_field_u64(line, "n");
     s->batch = line_field_u64(line, "batch");
     s->refused = line_field_u64(line, "refused");
@@ -491,7 +491,7 @@ int limits_parse_time(const char *text, const limits_opts *o, lim_time_run *r)
 {
     memset(r, 0, sizeof *r);
     for (size_t i = 0; i < LIM_MAX_SIZES; i++) {
-        r->size[i].status = LIM_ERROR;
+        r->size[i].status = LAB_ERROR;
         snprintf(r->size[i].why, sizeof r->size[i].why, "not measured");
     }
     const char *line = find_line(text, "TIME");

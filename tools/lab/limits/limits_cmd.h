@@ -37,6 +37,7 @@
 #include "common/clock.h"
 #include "common/machine.h"
 #include "common/peers.h"
+#include "common/status.h"
 
 /* --- limits_probe.c: the memmax probe, free of any OS or heap ---------- */
 
@@ -87,16 +88,10 @@ typedef enum lim_kind {
 #define LIM_MAX_ALLOCATORS 24
 #define LIM_NAME_MAX       40
 
-/* Status of a row, a probe or a size. */
-typedef enum lim_status {
-    LIM_OK,
-    LIM_NA,            /* the allocator cannot serve this (pool above its block) */
-    LIM_NOT_INSTALLED, /* peer library not found                                 */
-    LIM_INVALID,       /* the preload did not take (peers.h)                     */
-    LIM_ERROR          /* the child failed, a heap check failed                  */
-} lim_status;
-
-const char *lim_status_name(lim_status s);
+/* Status of a row, a probe or a size (common/status.h): ok, n/a (the
+ * allocator cannot serve this: a pool above its block), not installed,
+ * invalid (the preload did not take), error (the child failed, a heap check
+ * failed). */
 
 typedef struct limits_opts {
     uint64_t region, count, runs, cap;
@@ -115,7 +110,7 @@ typedef struct limits_opts {
 
 /* One size of one timing run; ticks with the clock cost subtracted. */
 typedef struct lim_sample {
-    lim_status status;
+    lab_status status;
     uint64_t n;       /* timed allocations                                  */
     uint64_t batch;   /* blocks live at once                                */
     uint64_t refused; /* refusals met (each ends a batch early, not timed)  */
@@ -141,7 +136,7 @@ typedef struct lim_time_run {
 
 typedef struct lim_largest {
     lim_ident id;
-    lim_status status;
+    lab_status status;
     probe_result probe;
     uint64_t largest_free; /* rtm: rtm_heap_stats() of the fresh heap   */
     uint64_t arena;        /* rtm: arena_bytes of the fresh heap        */
@@ -154,14 +149,14 @@ typedef struct lim_row {
     lim_kind kind;
     const peer *peer; /* LIM_MALLOC only */
     char lib[PATH_MAX];
-    lim_status status; /* of the row as a whole (not installed, invalid, ...) */
+    lab_status status; /* of the row as a whole (not installed, invalid, ...) */
     lim_largest largest;
     lim_time_run *runs; /* o->runs of them */
 } lim_row;
 
 /* Aggregate of one (allocator, size) over the runs (limits_report.c). */
 typedef struct lim_agg {
-    lim_status status;
+    lab_status status;
     size_t runs;                                  /* runs that measured it          */
     uint64_t n, refused, batch;                   /* totals; batch of the first run  */
     double min, max;                              /* over every sample of every run  */

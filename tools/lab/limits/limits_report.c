@@ -83,23 +83,6 @@ static const seed_tim *seed_tim_for(uint64_t bytes)
 
 /* --- names and numbers -------------------------------------------------- */
 
-const char *lim_status_name(lim_status s)
-{
-    switch (s) {
-    case LIM_OK:
-        return "ok";
-    case LIM_NA:
-        return "n/a";
-    case LIM_NOT_INSTALLED:
-        return "not installed";
-    case LIM_INVALID:
-        return "invalid";
-    case LIM_ERROR:
-        return "error";
-    }
-    return "error";
-}
-
 static const char *kind_name(lim_kind k)
 {
     switch (k) {
@@ -139,26 +122,26 @@ lim_agg limits_aggregate(const limits_bench *b, const lim_row *row, size_t k)
 {
     lim_agg a;
     memset(&a, 0, sizeof a);
-    a.status = row->status == LIM_OK || row->status == LIM_ERROR ? LIM_NA : row->status;
-    if (row->status == LIM_NOT_INSTALLED || row->status == LIM_INVALID)
+    a.status = row->status == LAB_OK || row->status == LAB_ERROR ? LAB_NA : row->status;
+    if (row->status == LAB_NOT_INSTALLED || row->status == LAB_INVALID)
         return a;
     size_t runs = (size_t)b->o->runs, m = 0;
     double *med = calloc(3 * runs, sizeof *med), *p99 = med + runs, *mean = med + 2 * runs;
     if (med == NULL) {
-        a.status = LIM_ERROR;
+        a.status = LAB_ERROR;
         a.why = "out of memory";
         return a;
     }
     for (size_t r = 0; r < runs; r++) {
         const lim_time_run *run = &row->runs[r];
         const lim_sample *s = &run->size[k];
-        if (!run->done || (s->status == LIM_ERROR && !run->heap_ok)) {
-            a.status = LIM_ERROR; /* the run failed as a whole: say why */
+        if (!run->done || (s->status == LAB_ERROR && !run->heap_ok)) {
+            a.status = LAB_ERROR; /* the run failed as a whole: say why */
             a.why = run->heap_why;
             continue;
         }
-        if (s->status != LIM_OK) {
-            if (a.status != LIM_ERROR && (s->status == LIM_NA || s->status == LIM_ERROR)) {
+        if (s->status != LAB_OK) {
+            if (a.status != LAB_ERROR && (s->status == LAB_NA || s->status == LAB_ERROR)) {
                 a.status = s->status;
                 a.why = s->why;
             }
@@ -175,9 +158,9 @@ lim_agg limits_aggregate(const limits_bench *b, const lim_row *row, size_t k)
         m++;
     }
     a.runs = m;
-    if (m > 0 && a.status != LIM_ERROR) {
+    if (m > 0 && a.status != LAB_ERROR) {
         summary sm = summarize(med, m);
-        a.status = LIM_OK;
+        a.status = LAB_OK;
         a.med_min = sm.min;
         a.med_med = sm.median;
         a.med_max = sm.max;
@@ -201,7 +184,7 @@ static double ram_swap(const limits_bench *b)
 static double largest_ratio(const limits_bench *b, const lim_row *row)
 {
     const lim_largest *l = &row->largest;
-    if (l->status != LIM_OK)
+    if (l->status != LAB_OK)
         return -1;
     if (row->kind == LIM_RTM)
         return (double)l->probe.exact / (double)b->o->region;
@@ -213,8 +196,8 @@ static void print_largest_row(const limits_bench *b, const lim_row *row)
     const lim_largest *l = &row->largest;
     const probe_result *q = &l->probe;
     char last[32] = "-", fail[32] = "-", exact[40] = "-", lf[32] = "-", ratio[32] = "-";
-    lim_status st = row->status == LIM_NOT_INSTALLED ? LIM_NOT_INSTALLED : l->status;
-    if (st == LIM_OK) {
+    lab_status st = row->status == LAB_NOT_INSTALLED ? LAB_NOT_INSTALLED : l->status;
+    if (st == LAB_OK) {
         if (q->last_ok != 0)
             fmt_bytes(q->last_ok, last, sizeof last);
         if (q->capped)
@@ -232,11 +215,11 @@ static void print_largest_row(const limits_bench *b, const lim_row *row)
         if (r >= 0)
             snprintf(ratio, sizeof ratio, "%s%.6f", q->capped ? ">= " : "", r);
     }
-    printf("  %-16s %-13s %-10s %-13s %-20s %-12s %-12s %5u", row->name, lim_status_name(st), last,
+    printf("  %-16s %-13s %-10s %-13s %-20s %-12s %-12s %5u", row->name, lab_status_name(st), last,
            fail, exact, lf, ratio, q->tries);
-    if (st != LIM_OK && l->id.why[0] != '\0')
+    if (st != LAB_OK && l->id.why[0] != '\0')
         printf("  (%s)", l->id.why);
-    else if (st == LIM_OK && row->kind == LIM_RTM && strncmp(row->name, "pool", 4) == 0)
+    else if (st == LAB_OK && row->kind == LIM_RTM && strncmp(row->name, "pool", 4) == 0)
         printf("  (a pool gives exactly its block size)");
     printf("\n");
 }
@@ -288,8 +271,8 @@ static const char *tick_unit(const limits_bench *b) { return b->clk.use_tsc ? "T
 static void print_time_row(const limits_bench *b, const lim_row *row, size_t k)
 {
     lim_agg a = limits_aggregate(b, row, k);
-    if (a.status != LIM_OK) {
-        printf("  %-16s %-13s %s\n", row->name, lim_status_name(a.status),
+    if (a.status != LAB_OK) {
+        printf("  %-16s %-13s %s\n", row->name, lab_status_name(a.status),
                a.why != NULL && a.why[0] ? a.why : "");
         return;
     }
@@ -338,10 +321,10 @@ static void print_verdict(const limits_bench *b)
     size_t ok = 0, missing = 0, bad = 0, agree = 0, rtm = 0;
     for (size_t i = 0; i < b->nrows; i++) {
         const lim_row *r = &b->rows[i];
-        ok += r->status == LIM_OK;
-        missing += r->status == LIM_NOT_INSTALLED;
-        bad += r->status == LIM_INVALID || r->status == LIM_ERROR;
-        if (r->kind == LIM_RTM && r->largest.status == LIM_OK) {
+        ok += r->status == LAB_OK;
+        missing += r->status == LAB_NOT_INSTALLED;
+        bad += r->status == LAB_INVALID || r->status == LAB_ERROR;
+        if (r->kind == LIM_RTM && r->largest.status == LAB_OK) {
             rtm++;
             agree += r->largest.probe.exact == r->largest.largest_free;
         }
@@ -383,11 +366,11 @@ static void json_largest(json *j, const limits_bench *b, const lim_row *row)
 {
     const lim_largest *l = &row->largest;
     const probe_result *q = &l->probe;
-    int ok = row->status != LIM_NOT_INSTALLED && l->status == LIM_OK;
+    int ok = row->status != LAB_NOT_INSTALLED && l->status == LAB_OK;
     int rtm = ok && row->kind == LIM_RTM;
     json_obj(j, "largest");
     json_str(j, "status",
-             lim_status_name(row->status == LIM_NOT_INSTALLED ? LIM_NOT_INSTALLED : l->status));
+             lab_status_name(row->status == LAB_NOT_INSTALLED ? LAB_NOT_INSTALLED : l->status));
     json_str(j, "why", l->id.why);
     json_u64(j, "start_bytes", 4096);
     json_u64(j, "cap_bytes", row->kind == LIM_RTM ? b->o->region : b->o->cap);
@@ -428,11 +411,11 @@ static void json_timing(json *j, const limits_bench *b, const lim_row *row)
     json_arr(j, "timing");
     for (size_t k = 0; k < b->o->nsizes; k++) {
         lim_agg a = limits_aggregate(b, row, k);
-        int ok = a.status == LIM_OK;
+        int ok = a.status == LAB_OK;
         double ns = b->clk.ns_per_tick;
         json_obj(j, NULL);
         json_u64(j, "bytes", b->o->sizes[k]);
-        json_str(j, "status", lim_status_name(a.status));
+        json_str(j, "status", lab_status_name(a.status));
         json_str(j, "why", ok || a.why == NULL ? "" : a.why);
         json_u64(j, "runs", a.runs);
         json_u64(j, "batch", limits_batch(b->o, b->o->sizes[k]));
@@ -462,7 +445,7 @@ static void json_row(json *j, const limits_bench *b, const lim_row *row)
     json_obj(j, NULL);
     json_str(j, "name", row->name);
     json_str(j, "kind", kind_name(row->kind));
-    json_str(j, "status", lim_status_name(row->status));
+    json_str(j, "status", lab_status_name(row->status));
     json_str(j, "library", row->kind == LIM_RTM ? "rtmem" : row->lib[0] ? row->lib : NULL);
     json_str(j, "malloc_from", id->ran ? id->from : NULL);
     json_str(j, "version", id->ran && id->version[0] ? id->version : NULL);

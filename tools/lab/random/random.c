@@ -385,7 +385,7 @@ static int run_parent(random_opts *o, alloc_row *rows, size_t nrows)
     }
     for (size_t i = 0; i < b.nrows; i++) {
         /* rtm heap trouble is ours to fail on; a peer's is reported in its row. */
-        if (rows[i].peer == NULL && rows[i].status != ROW_OK)
+        if (rows[i].peer == NULL && rows[i].status != LAB_OK)
             rc = 1;
         free(rows[i].runs);
     }

@@ -26,6 +26,7 @@
 
 #include "common/machine.h"
 #include "common/peers.h"
+#include "common/status.h"
 
 typedef struct random_opts {
     uint64_t slots, iterations, min, max, runs, seed;
@@ -75,9 +76,8 @@ static inline int random_clean(const random_result *r)
     return r->ok && r->valid && r->heap_ok && r->refused == 0;
 }
 
-enum row_status { ROW_OK, ROW_MISSING, ROW_INVALID, ROW_ERROR, ROW_REFUSED };
-/* "ok", "not installed", "invalid", "error", "refused": text and JSON. */
-const char *random_status_name(enum row_status s);
+/* A row's status (common/status.h): ok, not installed, invalid, error,
+ * refused. */
 
 /* One allocator across all rounds, and what is derived from its runs. */
 typedef struct alloc_row {
@@ -87,7 +87,7 @@ typedef struct alloc_row {
     int missing;
     random_result *runs;
     /* Filled by random_summarise(). */
-    enum row_status status;
+    lab_status status;
     uint64_t clean, refused;
     double min, median, max, spread;
     double alloc_med[LAT_COUNT], free_med[LAT_COUNT];

@@ -25,10 +25,10 @@
 /* Median of v[0..n) (sorts v; summary.h); NAN for n == 0. */
 static double median(double *v, size_t n) { return n == 0 ? NAN : summarize(v, n).median; }
 
-static enum row_status row_status(const alloc_row *row, uint64_t runs)
+static lab_status row_status(const alloc_row *row, uint64_t runs)
 {
     if (row->missing)
-        return ROW_MISSING;
+        return LAB_NOT_INSTALLED;
     int error = 0, invalid = 0, refused = 0;
     for (uint64_t i = 0; i < runs; i++) {
         const random_result *r = &row->runs[i];
@@ -36,7 +36,7 @@ static enum row_status row_status(const alloc_row *row, uint64_t runs)
         invalid |= r->ok && !r->valid;
         refused |= r->refused != 0;
     }
-    return error ? ROW_ERROR : invalid ? ROW_INVALID : refused ? ROW_REFUSED : ROW_OK;
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
 }
 
 static void summarise_row(alloc_row *row, uint64_t runs)
@@ -91,12 +91,6 @@ static const alloc_row *find_row(const random_bench *b, const char *name)
         if (strcmp(b->rows[i].name, name) == 0)
             return &b->rows[i];
     return NULL;
-}
-
-const char *random_status_name(enum row_status s)
-{
-    static const char *const names[] = {"ok", "not installed", "invalid", "error", "refused"};
-    return names[s];
 }
 
 /* --- the verdict --------------------------------------------------------- */
@@ -199,7 +193,7 @@ static void print_throughput(const random_bench *b)
            "max", "spread", "clean", "refused", "library");
     for (size_t i = 0; i < b->nrows; i++) {
         const alloc_row *row = &b->rows[i];
-        printf("%-10s %-13s", row->name, random_status_name(row->status));
+        printf("%-10s %-13s", row->name, lab_status_name(row->status));
         if (row->clean > 0)
             printf(" %9.2f %9.2f %9.2f %7.2f", row->min, row->median, row->max, row->spread);
         else
@@ -257,7 +251,7 @@ static void print_latency(const random_bench *b)
     for (size_t i = 0; i < b->nrows; i++) {
         const alloc_row *row = &b->rows[i];
         if (row->clean == 0) {
-            printf("%-10s %s\n", row->name, random_status_name(row->status));
+            printf("%-10s %s\n", row->name, lab_status_name(row->status));
             continue;
         }
         print_lat_row(row->name, "alloc", row->alloc_med, row->alloc_worst);
@@ -333,7 +327,7 @@ static void json_row(json *j, const alloc_row *row, uint64_t runs)
 {
     json_obj(j, NULL);
     json_str(j, "name", row->name);
-    json_str(j, "status", random_status_name(row->status));
+    json_str(j, "status", lab_status_name(row->status));
     json_str(j, "library", row->peer == NULL ? "rtmem" : row->missing ? NULL : row->lib);
     const random_result *any = first_ok(row, runs);
     json_str(j, "version", any != NULL ? any->version : NULL);

@@ -211,8 +211,8 @@ int random_sweep_main(random_opts *o, alloc_row *rows, size_t nrows)
     /* An rtm heap that crashed, failed its check or was not itself is a
      * failure of the method; refusals are a result, shown and marked. */
     for (size_t i = 0; i < s.nrows; i++)
-        if (s.rows[i].id.peer == NULL && s.rows[i].status != ROW_OK &&
-            s.rows[i].status != ROW_REFUSED)
+        if (s.rows[i].id.peer == NULL && s.rows[i].status != LAB_OK &&
+            s.rows[i].status != LAB_REFUSED)
             rc = 1;
     free_rows(&s, o->runs);
     return rc;

@@ -136,7 +136,7 @@ typedef struct sweep_row {
     sweep_run *runs;
     sweep_cell *cells;
     /* Filled by sweep_summarise(). */
-    enum row_status status;
+    lab_status status;
     sweep_curve_stats med, min; /* over the median and the min curve */
     size_t marked;              /* windows with a refusal           */
     size_t heap_bad;            /* windows whose heap check failed  */

@@ -28,10 +28,10 @@ static int point_ok(const sweep_run *run, size_t i)
     return run->ran && run->valid && run->pts[i].done && run->pts[i].heap_ok;
 }
 
-static enum row_status status_of(const sweep_row *row, uint64_t runs, size_t nwin)
+static lab_status status_of(const sweep_row *row, uint64_t runs, size_t nwin)
 {
     if (row->id.missing)
-        return ROW_MISSING;
+        return LAB_NOT_INSTALLED;
     int error = 0, invalid = 0, refused = 0;
     for (uint64_t r = 0; r < runs; r++) {
         const sweep_run *run = &row->runs[r];
@@ -42,7 +42,7 @@ static enum row_status status_of(const sweep_row *row, uint64_t runs, size_t nwi
             refused |= run->pts[i].refused != 0;
         }
     }
-    return error ? ROW_ERROR : invalid ? ROW_INVALID : refused ? ROW_REFUSED : ROW_OK;
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
 }
 
 static void summarise_row(sweep_row *row, uint64_t runs, size_t nwin)
@@ -144,7 +144,7 @@ static void print_allocators(const sweep_bench *s)
     for (size_t i = 0; i < s->nrows; i++) {
         const sweep_row *row = &s->rows[i];
         const sweep_run *any = first_ran(row, runs);
-        printf("%-10s %-13s %3llu/%-3llu %7zu  ", row->id.name, random_status_name(row->status),
+        printf("%-10s %-13s %3llu/%-3llu %7zu  ", row->id.name, lab_status_name(row->status),
                (unsigned long long)rounds_ended(row, runs), (unsigned long long)runs, row->marked);
         if (row->id.peer == NULL)
             printf("(rtmem, linked in)");
@@ -293,7 +293,7 @@ static void print_problems(const sweep_bench *s)
     int header = 0;
     for (size_t i = 0; i < s->nrows; i++) {
         const sweep_row *row = &s->rows[i];
-        if (row->id.missing || (row->marked == 0 && row->status == ROW_OK))
+        if (row->id.missing || (row->marked == 0 && row->status == LAB_OK))
             continue;
         if (!header)
             printf("\nrefusals and problems:\n");
@@ -449,7 +449,7 @@ static void json_row(json *j, const sweep_bench *s, const sweep_row *row)
     json_obj(j, NULL);
     json_str(j, "name", row->id.name);
     json_str(j, "kind", row->id.peer == NULL ? "rtm heap" : "malloc peer");
-    json_str(j, "status", random_status_name(row->status));
+    json_str(j, "status", lab_status_name(row->status));
     json_str(j, "library", row->id.peer == NULL ? "rtmem" : row->id.missing ? NULL : row->id.lib);
     json_str(j, "version", any != NULL ? any->version : NULL);
     json_u64(j, "marked_windows", row->marked);

@@ -46,6 +46,7 @@
 
 #include "common/machine.h"
 #include "common/peers.h"
+#include "common/status.h"
 #include "common/summary.h"
 
 #define TR_MAX_COUNTS     8  /* thread counts in --threads          */
@@ -103,23 +104,15 @@ static inline int tr_clean(const tr_result *r)
 }
 
 enum tr_kind { TR_KIND_PEER, TR_KIND_DROPIN, TR_KIND_LOCKED };
-enum tr_status {
-    TR_OK,
-    TR_NOT_INSTALLED,
-    TR_NOT_BUILT,
-    TR_INVALID,
-    TR_ERROR,
-    TR_REFUSED,
-    TR_NSTATUS
-};
-extern const char *const tr_status_names[TR_NSTATUS];
+/* A cell's or a row's status (common/status.h): ok, not installed, not
+ * built, invalid, error, refused. */
 
 /* One allocator, one benchmark, one thread count: its runs and summaries
  * over the clean ones. */
 typedef struct tr_cell {
     tr_result *runs;
     size_t clean;
-    enum tr_status status;
+    lab_status status;
     summary wall_ms, malloc_ms, free_ms, sum_ms; /* sum: malloc + free     */
     summary ns_per_block, mblocks_per_s;         /* pc (wall / blocks)     */
     summary rss_mib;                             /* peak RSS               */
@@ -133,7 +126,7 @@ typedef struct tr_row {
     char lib[PATH_MAX];
     int missing; /* the peer's library was not found       */
     tr_cell cell[TR_NBENCH][TR_MAX_COUNTS];
-    enum tr_status status; /* the worst of its cells               */
+    lab_status status; /* the worst of its cells               */
 } tr_row;
 
 typedef struct tr_bench {

@@ -18,9 +18,6 @@
 #include "threads/threads.h"
 
 const char *const tr_bench_names[TR_NBENCH] = {"seed002", "pc"};
-const char *const tr_status_names[TR_NSTATUS] = {"ok",      "not installed", "not built",
-                                                 "invalid", "error",         "refused"};
-
 /* One element of a count list: digits only, no leading zero, <= max_value.
  * Returns the value, or 0 for anything else. */
 static size_t parse_count(const char *s, size_t len, size_t max_value)

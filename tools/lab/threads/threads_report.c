@@ -21,10 +21,10 @@
 
 /* --- statistics --------------------------------------------------------------- */
 
-static enum tr_status cell_status(const tr_row *row, const tr_cell *c, uint64_t runs)
+static lab_status cell_status(const tr_row *row, const tr_cell *c, uint64_t runs)
 {
     if (row->missing)
-        return row->kind == TR_KIND_DROPIN ? TR_NOT_BUILT : TR_NOT_INSTALLED;
+        return row->kind == TR_KIND_DROPIN ? LAB_NOT_BUILT : LAB_NOT_INSTALLED;
     int error = 0, invalid = 0, refused = 0;
     for (uint64_t i = 0; i < runs; i++) {
         const tr_result *r = &c->runs[i];
@@ -32,13 +32,15 @@ static enum tr_status cell_status(const tr_row *row, const tr_cell *c, uint64_t 
         invalid |= r->ok && !r->valid;
         refused |= r->refused != 0;
     }
-    return error ? TR_ERROR : invalid ? TR_INVALID : refused ? TR_REFUSED : TR_OK;
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
 }
 
 /* Which of two statuses a row shows: the graver one. */
-static enum tr_status graver(enum tr_status a, enum tr_status b)
+static lab_status graver(lab_status a, lab_status b)
 {
-    static const int rank[TR_NSTATUS] = {0, 5, 5, 3, 4, 2}; /* ok .. refused */
+    static const int rank[LAB_NSTATUS] = {
+        [LAB_OK] = 0,      [LAB_NOT_INSTALLED] = 5, [LAB_NOT_BUILT] = 5,
+        [LAB_INVALID] = 3, [LAB_ERROR] = 4,         [LAB_REFUSED] = 2};
     return rank[b] > rank[a] ? b : a;
 }
 
@@ -92,7 +94,7 @@ void tr_summarise(tr_bench *b)
     double *v = calloc((size_t)o->runs, sizeof *v);
     for (size_t i = 0; i < b->nrows && v != NULL; i++) {
         tr_row *row = &b->rows[i];
-        row->status = TR_OK;
+        row->status = LAB_OK;
         for (int k = 0; k < TR_NBENCH; k++)
             for (size_t ci = 0; o->bench_on[k] && ci < o->ncounts; ci++) {
                 summarise_cell(row, &row->cell[k][ci], o->runs, v);
@@ -109,7 +111,7 @@ int tr_method_failed(const tr_bench *b)
         /* A locked heap runs in the lab's own code: its failure is ours. A
          * preloaded malloc's (the drop-in's included: it cannot even load
          * under a sanitizer build) is reported in its row and verdicts. */
-        if (row->kind == TR_KIND_LOCKED && (row->status == TR_ERROR || row->status == TR_INVALID))
+        if (row->kind == TR_KIND_LOCKED && (row->status == LAB_ERROR || row->status == LAB_INVALID))
             return 1;
         /* A block that arrives changed is far likelier the queue's fault
          * than a mature allocator's: the method failed, whichever row. */
@@ -184,7 +186,7 @@ static const char *unusable(const tr_row *row, const tr_cell *c, char *buf, size
     if (row->missing)
         return row->kind == TR_KIND_DROPIN ? "not built" : "not installed";
     if (c->clean == 0) {
-        snprintf(buf, n, "no clean run: %s", tr_status_names[c->status]);
+        snprintf(buf, n, "no clean run: %s", lab_status_name(c->status));
         return buf;
     }
     return NULL;
@@ -290,7 +292,7 @@ static void print_allocators(const tr_bench *b)
     for (size_t i = 0; i < b->nrows; i++) {
         const tr_row *row = &b->rows[i];
         const tr_result *any = first_ok(b, row);
-        printf("  %-14s %-13s", row->name, tr_status_names[row->status]);
+        printf("  %-14s %-13s", row->name, lab_status_name(row->status));
         if (row->kind == TR_KIND_LOCKED)
             printf(" rtm heap \"%s\" behind a lock, in the child", row->name + 7);
         else if (row->missing && row->kind == TR_KIND_DROPIN)
@@ -331,7 +333,7 @@ static void print_vs_glibc(const tr_bench *b, const tr_cell *c, int bench, size_
 static void print_seed_row(const tr_bench *b, const tr_row *row, size_t ci)
 {
     const tr_cell *c = &row->cell[TR_SEED][ci];
-    printf("%7zu  %-14s %-13s", b->o->counts[ci], row->name, tr_status_names[c->status]);
+    printf("%7zu  %-14s %-13s", b->o->counts[ci], row->name, lab_status_name(c->status));
     if (c->clean > 0)
         printf(" %9.1f %9.1f %6.2f", c->wall_ms.median, c->wall_ms.min, c->wall_ms.spread);
     else
@@ -360,7 +362,7 @@ static void print_seed(const tr_bench *b)
 static void print_pc_row(const tr_bench *b, const tr_row *row, size_t ci)
 {
     const tr_cell *c = &row->cell[TR_PC][ci];
-    printf("%5zu  %-14s %-13s", b->o->counts[ci], row->name, tr_status_names[c->status]);
+    printf("%5zu  %-14s %-13s", b->o->counts[ci], row->name, lab_status_name(c->status));
     if (c->clean > 0)
         printf(" %9.1f %9.1f %6.2f", c->ns_per_block.median, c->ns_per_block.min,
                c->ns_per_block.spread);
@@ -493,7 +495,7 @@ static void json_cell(json *j, const tr_bench *b, const tr_row *row, int bench, 
     const tr_cell *c = &row->cell[bench][ci];
     json_obj(j, NULL);
     json_u64(j, "threads", b->o->counts[ci]);
-    json_str(j, "status", tr_status_names[c->status]);
+    json_str(j, "status", lab_status_name(c->status));
     json_u64(j, "clean_runs", c->clean);
     json_u64(j, "refused", c->refused);
     json_summary(j, "wall_ms", &c->wall_ms);
@@ -523,7 +525,7 @@ static void json_row(json *j, const tr_bench *b, const tr_row *row)
     json_obj(j, NULL);
     json_str(j, "name", row->name);
     json_str(j, "kind", kind_name(row->kind));
-    json_str(j, "status", tr_status_names[row->status]);
+    json_str(j, "status", lab_status_name(row->status));
     json_str(j, "library", row->lib[0] ? row->lib : NULL);
     const tr_result *any = first_ok(b, row);
     json_str(j, "version", any != NULL && any->version[0] ? any->version : NULL);

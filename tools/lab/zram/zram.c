@@ -333,8 +333,8 @@ static int run_parent(zram_bench *s)
     }
     /* Our heaps' trouble fails the method; refusals are a result. */
     for (size_t i = 0; i < s->nrows; i++)
-        if (s->rows[i].kind != ZK_MALLOC && s->rows[i].status != ROW_OK &&
-            s->rows[i].status != ROW_REFUSED)
+        if (s->rows[i].kind != ZK_MALLOC && s->rows[i].status != LAB_OK &&
+            s->rows[i].status != LAB_REFUSED)
             rc = 1;
     free_rows(s);
     return rc;

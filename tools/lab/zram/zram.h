@@ -188,7 +188,7 @@ typedef struct zram_row {
     zram_run *runs;
     zram_cell *cells;
     /* zram_summarise() */
-    enum row_status status;
+    lab_status status;
     size_t marked, bad; /* points with a refusal; points whose checks failed */
 } zram_row;
 

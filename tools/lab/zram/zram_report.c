@@ -27,10 +27,10 @@ static int point_ok(const zram_run *run, size_t i)
     return run->ran && run->valid && run->pts[i].done && run->pts[i].ok;
 }
 
-static enum row_status status_of(const zram_row *row, uint64_t runs, size_t npts)
+static lab_status status_of(const zram_row *row, uint64_t runs, size_t npts)
 {
     if (row->missing)
-        return ROW_MISSING;
+        return LAB_NOT_INSTALLED;
     int error = 0, invalid = 0, refused = 0;
     for (uint64_t r = 0; r < runs; r++) {
         const zram_run *run = &row->runs[r];
@@ -41,7 +41,7 @@ static enum row_status status_of(const zram_row *row, uint64_t runs, size_t npts
             refused |= run->pts[i].refused != 0;
         }
     }
-    return error ? ROW_ERROR : invalid ? ROW_INVALID : refused ? ROW_REFUSED : ROW_OK;
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
 }
 
 /* One point over the rounds: time by sweep_cell_of (refused rounds are no
@@ -139,7 +139,7 @@ static void print_allocators(const zram_bench *s)
         const zram_row *row = &s->rows[i];
         const zram_run *any = first_ran(row, s->o->runs);
         printf("%-10s %-13s %-13s %7zu  ", row->name, zram_kind_name(row->kind),
-               random_status_name(row->status), row->marked);
+               lab_status_name(row->status), row->marked);
         if (row->kind != ZK_MALLOC)
             printf("(rtmem, linked in)");
         else if (row->missing)
@@ -423,7 +423,7 @@ static void json_row(json *j, const zram_bench *s, const zram_row *row)
     json_obj(j, NULL);
     json_str(j, "name", row->name);
     json_str(j, "kind", zram_kind_name(row->kind));
-    json_str(j, "status", random_status_name(row->status));
+    json_str(j, "status", lab_status_name(row->status));
     json_str(j, "library", row->kind != ZK_MALLOC ? "rtmem" : row->missing ? NULL : row->lib);
     json_str(j, "version", any != NULL ? any->version : NULL);
     json_str(j, "held_measure", held_measure(row->kind));
