@@ -29,13 +29,10 @@
 # 77 skipped (pkg-config missing skips only its step, not the rest).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-src=$(cd "$here/../.." && pwd)
-[ $# -eq 2 ] || { sed -n '3,/^set -e/{/^set -e/!p}' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
-build=$(cd "$1" && pwd)
-work=$2
-cc=${CC:-cc}
+tag=consumer
+# shellcheck source=tests/consumer/steps.sh
+. "$here/steps.sh"
 cxx=${CXX:-c++}
-cmake=${CMAKE:-cmake}
 sanitize=${CONSUMER_SANITIZE:-}
 cflags=${CONSUMER_CFLAGS:-}
 if [ -n "$sanitize" ]; then
@@ -52,21 +49,6 @@ if command -v "$cxx" >/dev/null 2>&1 &&
   with_cxx=ON
 fi
 
-rm -rf "$work"
-mkdir -p "$work"
-work=$(cd "$work" && pwd)
-prefix=$work/prefix
-
-# run STEP COMMAND...: runs quietly into WORK/STEP.log; on failure prints it.
-run() {
-  local step=$1
-  shift
-  if ! "$@" >>"$work/$step.log" 2>&1; then
-    echo "consumer[$step]: FAILED: $*" >&2
-    tail -n 60 "$work/$step.log" >&2
-    exit 1
-  fi
-}
 # expect_output STEP PROGRAM...: runs a consumer program and shows its line.
 expect_output() {
   local step=$1

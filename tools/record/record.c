@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * record.c -- librtmem-record.so, the LD_PRELOAD allocation recorder behind
- * `rtmem record` (tools/lab/record.c). It wraps malloc, calloc, realloc,
+ * `rtmem record` (tools/lab/trace/record.c). It wraps malloc, calloc, realloc,
  * free, aligned_alloc, posix_memalign, memalign, valloc, pvalloc and the C++
  * operators new and delete (plain, array, nothrow, sized, aligned) and
- * appends one trace_record (tools/lab/trace_format.h, docs/TRACE.md) per call
+ * appends one trace_record (tools/lab/trace/trace_format.h, docs/TRACE.md) per call
  * to the file named by $RTMEM_RECORD_FILE.
  *
  * Rules this file keeps, and why:
@@ -52,7 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "trace_format.h"
+#include "trace/trace_format.h"
 
 #define EXPORT         __attribute__((visibility("default")))
 #define TABLE_LOG2_MIN 12u   /* 4 Ki slots (64 KiB) to start with                 */

@@ -37,8 +37,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "machine.h"
+#include "common/json.h"
+#include "common/machine.h"
 #include "rtmem.h"
 #include "wcet.h"
 

@@ -6,7 +6,7 @@
  * the synthetic scenarios (tracer.c: one traced child per allocator).
  *
  * It owns the trace side of the counter: the child replays the trace with
- * the lab's engine (tools/lab/replay_run.c, the same code `rtmem replay` and
+ * the lab's engine (tools/lab/trace/replay_run.c, the same code `rtmem replay` and
  * `rtmem fit` time), through a target whose every call is announced with
  * wcet_marker(row, scenario, call index, size) just before it is made, so the
  * tracer single-steps exactly the allocator's call. The parent reduces the
@@ -30,9 +30,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "replay.h"
+#include "trace/replay.h"
 #include "rtmem.h"
-#include "trace_read.h"
+#include "trace/trace_read.h"
 #include "wcet.h"
 
 /* The scenario field of a replay's markers: unused here (variant carries the

@@ -3,7 +3,7 @@
  * tools/wcet/report_json.c -- the --json document of `rtmem wcet`, in the
  * lab's envelope ({"tool": "rtmem", "command": "wcet", "schema_version": 1,
  * "machine": ..., "rt_setup": ...}) written with the lab's streaming writer
- * (tools/lab/json.c and machine.c are compiled into rtmem-wcet).
+ * (tools/lab/common/json.c and machine.c are compiled into rtmem-wcet).
  *
  * Every field is documented in docs/schema/wcet.schema.json. The layout
  * follows the text report: one object per allocator with its rows (per
@@ -13,8 +13,8 @@
  */
 #include <string.h>
 
-#include "json.h"
-#include "machine.h"
+#include "common/json.h"
+#include "common/machine.h"
 #include "wcet.h"
 
 static void sys_kinds(json *j, unsigned mask)

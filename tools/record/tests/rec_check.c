@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trace_read.h"
+#include "trace/trace_read.h"
 
 static trace t;
 static int failures;

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+/*
+ * limits_report.c -- what `rtmem limits` says: the aggregation of timing
+ * runs, the text tables and the JSON (docs/schema/limits.schema.json), with
+ * the published figures of the Linux memmax/memtim kernel modules beside ours
+ * (docs/METHODS.md).
+ *
+ * Those figures are Linux kernel allocators (kmalloc, __get_free_pages,
+ * vmalloc) on 2009-2011 machines, measured by kernel modules; ours are user
+ * space allocators on this machine. They are printed as another system's
+ * published numbers, for orientation, never as a target: the closest
+ * analogues are slab/malloc for kmalloc, buddy for __get_free_pages, and
+ * mmap (MAP_POPULATE for the timing) for vmalloc.
+ *
+ * Repeated runs are summarised the lab's way (summary.h): per (allocator,
+ * size) the median of each run is one value, and the report gives their
+ * minimum, median and spread max/min; p99 and mean are medians over runs,
+ * min and max are over every sample of every run.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "limits/limits_cmd.h"
+#include "common/summary.h"
+
+/* --- the memmax/memtim modules' published figures ------------------------ */
+
+#define SEED_SOURCE                                                                                \
+    "O. Tsiliuric, \"Linux kernel modules\", appendix G (memmax.c, memtim.c), "                    \
+    "Linux kernel allocators measured by kernel modules"
+
+/* memmax: last size that succeeded and the first that failed, doubling from
+ * one page, on three machines. */
+typedef struct seed_max {
+    const char *system;
+    uint64_t ram_kb;
+    const char *allocator;
+    uint64_t last_ok, first_fail;
+} seed_max;
+
+#define MiB (UINT64_C(1) << 20)
+static const seed_max seed_memmax[] = {
+    {"2.6.32.9-70.fc12.i686.PAE", 2053828, "kmalloc", 4 * MiB, 8 * MiB},
+    {"2.6.32.9-70.fc12.i686.PAE", 2053828, "__get_free_pages", 4 * MiB, 8 * MiB},
+    {"2.6.32.9-70.fc12.i686.PAE", 2053828, "vmalloc", 32 * MiB, 64 * MiB},
+    {"2.6.18-92.el5", 255600, "kmalloc", MiB / 8, MiB / 4},
+    {"2.6.18-92.el5", 255600, "__get_free_pages", 4 * MiB, 8 * MiB},
+    {"2.6.18-92.el5", 255600, "vmalloc", 128 * MiB, 256 * MiB},
+    {"2.6.35.13-92.fc14.x86_64", 4047192, "kmalloc", 4 * MiB, 8 * MiB},
+    {"2.6.35.13-92.fc14.x86_64", 4047192, "__get_free_pages", 4 * MiB, 8 * MiB},
+    {"2.6.35.13-92.fc14.x86_64", 4047192, "vmalloc", 2048 * MiB, 4096 * MiB},
+};
+#define SEED_MEMMAX_N (sizeof seed_memmax / sizeof seed_memmax[0])
+
+/* memtim: mean rdtsc cycles over 1024 allocations (each freed at once),
+ * rdtsc's own cost subtracted; one machine. */
+typedef struct seed_tim {
+    uint64_t bytes;
+    unsigned kmalloc, gfp, vmalloc;
+} seed_tim;
+
+#define SEED_TIM_SYSTEM "2.6.32.9-70.fc12.i686.PAE, 2 GB RAM (CPU not named)"
+#define SEED_TIM_METHOD                                                                            \
+    "mean rdtsc cycles of 1024 allocations, each freed at once, schedule() before each, "          \
+    "rdtsc cost (mean of 1024 empty pairs) subtracted; __get_free_pages was asked for "            \
+    "order one above the size's (the module's order count starts at 1)"
+static const seed_tim seed_memtim[] = {
+    {5, 143, 890, 152552},     {1000, 146, 438, 210210},    {4096, 181, 877, 59626},
+    {65536, 1157, 940, 84129}, {262000, 8674, 4730, 55612}, {262144, 2151, 2382, 52026},
+};
+#define SEED_MEMTIM_N (sizeof seed_memtim / sizeof seed_memtim[0])
+
+static const seed_tim *seed_tim_for(uint64_t bytes)
+{
+    for (size_t i = 0; i < SEED_MEMTIM_N; i++)
+        if (seed_memtim[i].bytes == bytes)
+            return &seed_memtim[i];
+    return NULL;
+}
+
+/* --- names and numbers -------------------------------------------------- */
+
+static const char *kind_name(lim_kind k)
+{
+    switch (k) {
+    case LIM_RTM:
+        return "rtm";
+    case LIM_MALLOC:
+        return "malloc";
+    case LIM_MMAP:
+        return "mmap";
+    case LIM_MMAP_POPULATE:
+        return "mmap-populate";
+    }
+    return "?";
+}
+
+/* "64 MiB" when v is a whole number of KiB/MiB/GiB/TiB, else the bytes. */
+static const char *fmt_bytes(uint64_t v, char *buf, size_t n)
+{
+    static const char *const unit[] = {"TiB", "GiB", "MiB", "KiB"};
+    for (unsigned i = 0; i < 4; i++) {
+        unsigned shift = 40u - 10u * i;
+        uint64_t one = UINT64_C(1) << shift;
+        if (v >= one && v % one == 0) {
+            snprintf(buf, n, "%llu %s", (unsigned long long)(v >> shift), unit[i]);
+            return buf;
+        }
+    }
+    snprintf(buf, n, "%llu", (unsigned long long)v);
+    return buf;
+}
+
+/* --- aggregation -------------------------------------------------------- */
+
+static double median_of(double *v, size_t n) { return summarize(v, n).median; }
+
+lim_agg limits_aggregate(const limits_bench *b, const lim_row *row, size_t k)
+{
+    lim_agg a;
+    memset(&a, 0, sizeof a);
+    a.status = row->status == LAB_OK || row->status == LAB_ERROR ? LAB_NA : row->status;
+    if (row->status == LAB_NOT_INSTALLED || row->status == LAB_INVALID)
+        return a;
+    size_t runs = (size_t)b->o->runs, m = 0;
+    double *med = calloc(3 * runs, sizeof *med), *p99 = med + runs, *mean = med + 2 * runs;
+    if (med == NULL) {
+        a.status = LAB_ERROR;
+        a.why = "out of memory";
+        return a;
+    }
+    for (size_t r = 0; r < runs; r++) {
+        const lim_time_run *run = &row->runs[r];
+        const lim_sample *s = &run->size[k];
+        if (!run->done || (s->status == LAB_ERROR && !run->heap_ok)) {
+            a.status = LAB_ERROR; /* the run failed as a whole: say why */
+            a.why = run->heap_why;
+            continue;
+        }
+        if (s->status != LAB_OK) {
+            if (a.status != LAB_ERROR && (s->status == LAB_NA || s->status == LAB_ERROR)) {
+                a.status = s->status;
+                a.why = s->why;
+            }
+            continue;
+        }
+        a.batch = m == 0 ? s->batch : a.batch;
+        a.min = m == 0 || (double)s->min < a.min ? (double)s->min : a.min;
+        a.max = (double)s->max > a.max ? (double)s->max : a.max;
+        a.n += s->n;
+        a.refused += s->refused;
+        med[m] = (double)s->p50;
+        p99[m] = (double)s->p99;
+        mean[m] = (double)s->mean;
+        m++;
+    }
+    a.runs = m;
+    if (m > 0 && a.status != LAB_ERROR) {
+        summary sm = summarize(med, m);
+        a.status = LAB_OK;
+        a.med_min = sm.min;
+        a.med_med = sm.median;
+        a.med_max = sm.max;
+        a.med_spread = sm.spread;
+        a.p99 = median_of(p99, m);
+        a.mean = median_of(mean, m);
+    }
+    free(med);
+    return a;
+}
+
+/* --- text ---------------------------------------------------------------- */
+
+static double ram_swap(const limits_bench *b)
+{
+    return (double)(b->vm.mem_total + b->vm.swap_total);
+}
+
+/* exact / region for an rtm heap, exact / (RAM + swap) otherwise; < 0 when
+ * there is nothing to divide. */
+static double largest_ratio(const limits_bench *b, const lim_row *row)
+{
+    const lim_largest *l = &row->largest;
+    if (l->status != LAB_OK)
+        return -1;
+    if (row->kind == LIM_RTM)
+        return (double)l->probe.exact / (double)b->o->region;
+    return ram_swap(b) > 0 ? (double)l->probe.exact / ram_swap(b) : -1;
+}
+
+static void print_largest_row(const limits_bench *b, const lim_row *row)
+{
+    const lim_largest *l = &row->largest;
+    const probe_result *q = &l->probe;
+    char last[32] = "-", fail[32] = "-", exact[40] = "-", lf[32] = "-", ratio[32] = "-";
+    lab_status st = row->status == LAB_NOT_INSTALLED ? LAB_NOT_INSTALLED : l->status;
+    if (st == LAB_OK) {
+        if (q->last_ok != 0)
+            fmt_bytes(q->last_ok, last, sizeof last);
+        if (q->capped)
+            snprintf(fail, sizeof fail, "none <= cap");
+        else
+            fmt_bytes(q->first_fail, fail, sizeof fail);
+        if (q->capped)
+            snprintf(exact, sizeof exact, ">= %s (cap)", fmt_bytes(q->exact, lf, sizeof lf));
+        else
+            snprintf(exact, sizeof exact, "%llu", (unsigned long long)q->exact);
+        snprintf(lf, sizeof lf, "-");
+        if (row->kind == LIM_RTM)
+            snprintf(lf, sizeof lf, "%llu", (unsigned long long)l->largest_free);
+        double r = largest_ratio(b, row);
+        if (r >= 0)
+            snprintf(ratio, sizeof ratio, "%s%.6f", q->capped ? ">= " : "", r);
+    }
+    printf("  %-16s %-13s %-10s %-13s %-20s %-12s %-12s %5u", row->name, lab_status_name(st), last,
+           fail, exact, lf, ratio, q->tries);
+    if (st != LAB_OK && l->id.why[0] != '\0')
+        printf("  (%s)", l->id.why);
+    else if (st == LAB_OK && row->kind == LIM_RTM && strncmp(row->name, "pool", 4) == 0)
+        printf("  (a pool gives exactly its block size)");
+    printf("\n");
+}
+
+static void print_seed_memmax(void)
+{
+    char a[32], c[32];
+    printf("\n  published by the memmax module (Linux kernel allocators on other machines; figures "
+           "of another\n  system, for orientation only): last OK / first failure, doubling from "
+           "one page\n");
+    printf("  %-28s %-10s %-18s %s\n", "kernel", "RAM", "allocator", "last OK / first failure");
+    for (size_t i = 0; i < SEED_MEMMAX_N; i++) {
+        const seed_max *s = &seed_memmax[i];
+        char ram[32];
+        snprintf(ram, sizeof ram, "%llu MB", (unsigned long long)(s->ram_kb / 1024u));
+        printf("  %-28s %-10s %-18s %s / %s\n", s->system, ram, s->allocator,
+               fmt_bytes(s->last_ok, a, sizeof a), fmt_bytes(s->first_fail, c, sizeof c));
+    }
+    printf("  analogues here: kmalloc ~ slab, malloc; __get_free_pages ~ buddy; vmalloc ~ mmap\n");
+}
+
+static void print_largest(const limits_bench *b)
+{
+    char reg[32], cap[32];
+    printf("\nLargest single block (the Linux memmax module's method, made exact): the request\n"
+           "doubles from 4096 until refused, then a binary search between the last success and\n"
+           "the first refusal. rtm heaps on a pre-faulted region of %s; malloc and\n"
+           "mmap(MAP_NORESERVE) up to %s, blocks never touched.\n",
+           fmt_bytes(b->o->region, reg, sizeof reg), fmt_bytes(b->o->cap, cap, sizeof cap));
+    printf("  %-16s %-13s %-10s %-13s %-20s %-12s %-12s %5s\n", "allocator", "status", "last OK",
+           "first refusal", "exact largest", "largest_free", "ratio", "tries");
+    for (size_t i = 0; i < b->nrows; i++)
+        print_largest_row(b, &b->rows[i]);
+    printf("  ratio: exact / region for rtm heaps; exact / (MemTotal + SwapTotal) for malloc and "
+           "mmap.\n  largest_free: rtm_heap_stats() of the fresh heap. vm.overcommit_memory=%d, "
+           "MemTotal %.1f GiB, SwapTotal %.1f GiB, RLIMIT_AS %s.\n",
+           b->vm.overcommit, (double)b->vm.mem_total / (double)(UINT64_C(1) << 30),
+           (double)b->vm.swap_total / (double)(UINT64_C(1) << 30),
+           b->vm.rlimit_as ? fmt_bytes(b->vm.rlimit_as, reg, sizeof reg) : "unlimited");
+    if (b->vm.overcommit == 0)
+        printf("  overcommit 0 (heuristic) refuses one mapping larger than RAM + swap, unless it "
+               "is MAP_NORESERVE\n  (not counted): a malloc that maps without it stops near "
+               "RAM + swap.\n");
+    print_seed_memmax();
+}
+
+static const char *tick_unit(const limits_bench *b) { return b->clk.use_tsc ? "TSC ticks" : "ns"; }
+
+static void print_time_row(const limits_bench *b, const lim_row *row, size_t k)
+{
+    lim_agg a = limits_aggregate(b, row, k);
+    if (a.status != LAB_OK) {
+        printf("  %-16s %-13s %s\n", row->name, lab_status_name(a.status),
+               a.why != NULL && a.why[0] ? a.why : "");
+        return;
+    }
+    char range[48];
+    snprintf(range, sizeof range, "%.0f..%.0f", a.med_min, a.med_max);
+    printf("  %-16s %-13s %8.0f %8.0f %-15s %8.0f %10.0f %10.1f %10.1f %8llu\n", row->name, "ok",
+           a.min, a.med_med, range, a.p99, a.max, a.mean, a.med_med * b->clk.ns_per_tick,
+           (unsigned long long)a.refused);
+}
+
+static void print_timing(const limits_bench *b)
+{
+    printf("\nTicks per allocation (the Linux memtim module's method): %llu timed calls per size\n"
+           "and run, %llu runs interleaved across allocators, one untimed warm-up batch first;\n"
+           "blocks kept live in batches, freed untimed.\n",
+           (unsigned long long)b->o->count, (unsigned long long)b->o->runs);
+    if (b->clk.use_tsc)
+        printf("Unit: TSC ticks = reference cycles at the TSC's nominal rate (invariant TSC), not "
+               "core cycles;\n%.5f ns per tick. ",
+               b->clk.ns_per_tick);
+    printf("Subtracted from every sample: the clock's own cost, %llu %s (clamped at 0).\n",
+           (unsigned long long)b->clk.cost_ticks, tick_unit(b));
+    printf("Empty intervals (two reads) last");
+    for (size_t i = 0; i < b->nmodes; i++)
+        printf("%s %llu (%.1f %%)", i ? "," : "", (unsigned long long)b->mode_ticks[i],
+               100.0 * b->mode_share[i]);
+    printf(" %s: figures within a step of these are quantised.\n", tick_unit(b));
+    for (size_t k = 0; k < b->o->nsizes; k++) {
+        uint64_t bytes = b->o->sizes[k];
+        printf("\nsize %llu bytes, %llu blocks live per batch\n", (unsigned long long)bytes,
+               (unsigned long long)limits_batch(b->o, bytes));
+        printf("  %-16s %-13s %8s %8s %-15s %8s %10s %10s %10s %8s\n", "allocator", "status", "min",
+               "median", "(run medians)", "p99", "max", "mean", "median ns", "refused");
+        for (size_t i = 0; i < b->nrows; i++)
+            print_time_row(b, &b->rows[i], k);
+        const seed_tim *s = seed_tim_for(bytes);
+        if (s != NULL)
+            printf("  published by the memtim module (%s; another system's figures): mean cycles "
+                   "kmalloc %u, __get_free_pages %u, vmalloc %u\n",
+                   SEED_TIM_SYSTEM, s->kmalloc, s->gfp, s->vmalloc);
+    }
+}
+
+static void print_verdict(const limits_bench *b)
+{
+    size_t ok = 0, missing = 0, bad = 0, agree = 0, rtm = 0;
+    for (size_t i = 0; i < b->nrows; i++) {
+        const lim_row *r = &b->rows[i];
+        ok += r->status == LAB_OK;
+        missing += r->status == LAB_NOT_INSTALLED;
+        bad += r->status == LAB_INVALID || r->status == LAB_ERROR;
+        if (r->kind == LIM_RTM && r->largest.status == LAB_OK) {
+            rtm++;
+            agree += r->largest.probe.exact == r->largest.largest_free;
+        }
+    }
+    printf("\nverdict: %zu allocators measured, %zu not installed, %zu invalid or failed; probe "
+           "exact == rtm_heap_stats largest_free for %zu of %zu rtm heaps\n",
+           ok, missing, bad, agree, rtm);
+}
+
+void limits_print(const limits_bench *b)
+{
+    printf("rtmem limits: the Linux memmax/memtim modules' largest-block and "
+           "ticks-per-allocation probes\n");
+    machine_print(stdout, &b->m);
+    printf("clock: %s\nrt setup: %s\n", b->clock_text, b->rt_note);
+    for (size_t i = 0; i < b->nrows; i++) {
+        const lim_row *r = &b->rows[i];
+        const lim_ident *id = &r->largest.id;
+        if (r->kind == LIM_MALLOC && id->ran)
+            printf("%s: malloc from %s%s%s\n", r->name, id->from, id->version[0] ? ", " : "",
+                   id->version);
+    }
+    print_largest(b);
+    print_timing(b);
+    print_verdict(b);
+}
+
+/* --- JSON ---------------------------------------------------------------- */
+
+static void json_opt_u64(json *j, const char *key, int present, uint64_t v)
+{
+    if (present)
+        json_u64(j, key, v);
+    else
+        json_null(j, key);
+}
+
+static void json_largest(json *j, const limits_bench *b, const lim_row *row)
+{
+    const lim_largest *l = &row->largest;
+    const probe_result *q = &l->probe;
+    int ok = row->status != LAB_NOT_INSTALLED && l->status == LAB_OK;
+    int rtm = ok && row->kind == LIM_RTM;
+    json_obj(j, "largest");
+    json_str(j, "status",
+             lab_status_name(row->status == LAB_NOT_INSTALLED ? LAB_NOT_INSTALLED : l->status));
+    json_str(j, "why", l->id.why);
+    json_u64(j, "start_bytes", 4096);
+    json_u64(j, "cap_bytes", row->kind == LIM_RTM ? b->o->region : b->o->cap);
+    json_opt_u64(j, "last_ok_bytes", ok && q->last_ok != 0, q->last_ok);
+    json_opt_u64(j, "first_fail_bytes", ok && !q->capped, q->first_fail);
+    json_bool(j, "capped", ok && q->capped);
+    json_opt_u64(j, "exact_bytes", ok, q->exact);
+    json_u64(j, "tries", q->tries);
+    json_arr(j, "steps");
+    for (unsigned i = 0; ok && i < q->nsteps; i++) {
+        json_obj(j, NULL);
+        json_u64(j, "bytes", q->step_bytes[i]);
+        json_bool(j, "ok", q->step_ok[i]);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_opt_u64(j, "largest_free_bytes", rtm, l->largest_free);
+    json_opt_u64(j, "arena_bytes", rtm, l->arena);
+    if (rtm) {
+        json_bool(j, "heap_check_ok", l->check_ok);
+        json_bool(j, "agrees_with_stats", q->exact == l->largest_free);
+        json_num(j, "ratio_to_region", largest_ratio(b, row));
+    } else {
+        json_null(j, "heap_check_ok");
+        json_null(j, "agrees_with_stats");
+        json_null(j, "ratio_to_region");
+    }
+    double rr = largest_ratio(b, row);
+    if (ok && row->kind != LIM_RTM && rr >= 0)
+        json_num(j, "ratio_to_ram_swap", rr);
+    else
+        json_null(j, "ratio_to_ram_swap");
+    json_obj_end(j);
+}
+
+static void json_timing(json *j, const limits_bench *b, const lim_row *row)
+{
+    json_arr(j, "timing");
+    for (size_t k = 0; k < b->o->nsizes; k++) {
+        lim_agg a = limits_aggregate(b, row, k);
+        int ok = a.status == LAB_OK;
+        double ns = b->clk.ns_per_tick;
+        json_obj(j, NULL);
+        json_u64(j, "bytes", b->o->sizes[k]);
+        json_str(j, "status", lab_status_name(a.status));
+        json_str(j, "why", ok || a.why == NULL ? "" : a.why);
+        json_u64(j, "runs", a.runs);
+        json_u64(j, "batch", limits_batch(b->o, b->o->sizes[k]));
+        json_u64(j, "samples", a.n);
+        json_u64(j, "refused", a.refused);
+        json_num(j, "min_ticks", ok ? a.min : NAN);
+        json_obj(j, "median_ticks");
+        json_num(j, "min", ok ? a.med_min : NAN);
+        json_num(j, "median", ok ? a.med_med : NAN);
+        json_num(j, "max", ok ? a.med_max : NAN);
+        json_num(j, "spread", ok ? a.med_spread : NAN);
+        json_obj_end(j);
+        json_num(j, "p99_ticks", ok ? a.p99 : NAN);
+        json_num(j, "max_ticks", ok ? a.max : NAN);
+        json_num(j, "mean_ticks", ok ? a.mean : NAN);
+        json_num(j, "median_ns", ok ? a.med_med * ns : NAN);
+        json_num(j, "p99_ns", ok ? a.p99 * ns : NAN);
+        json_num(j, "max_ns", ok ? a.max * ns : NAN);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void json_row(json *j, const limits_bench *b, const lim_row *row)
+{
+    const lim_ident *id = &row->largest.id;
+    json_obj(j, NULL);
+    json_str(j, "name", row->name);
+    json_str(j, "kind", kind_name(row->kind));
+    json_str(j, "status", lab_status_name(row->status));
+    json_str(j, "library", row->kind == LIM_RTM ? "rtmem" : row->lib[0] ? row->lib : NULL);
+    json_str(j, "malloc_from", id->ran ? id->from : NULL);
+    json_str(j, "version", id->ran && id->version[0] ? id->version : NULL);
+    json_largest(j, b, row);
+    json_timing(j, b, row);
+    json_obj_end(j);
+}
+
+static void json_published(json *j)
+{
+    json_obj(j, "published");
+    json_str(j, "source", SEED_SOURCE);
+    json_str(j, "note",
+             "figures of other systems (Linux kernel allocators, 2009-2011 machines), for "
+             "orientation; not comparable with this machine's figures");
+    json_arr(j, "memmax");
+    for (size_t i = 0; i < SEED_MEMMAX_N; i++) {
+        json_obj(j, NULL);
+        json_str(j, "kernel", seed_memmax[i].system);
+        json_u64(j, "ram_kb", seed_memmax[i].ram_kb);
+        json_str(j, "allocator", seed_memmax[i].allocator);
+        json_u64(j, "last_ok_bytes", seed_memmax[i].last_ok);
+        json_u64(j, "first_fail_bytes", seed_memmax[i].first_fail);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj(j, "memtim");
+    json_str(j, "system", SEED_TIM_SYSTEM);
+    json_str(j, "method", SEED_TIM_METHOD);
+    json_arr(j, "rows");
+    for (size_t i = 0; i < SEED_MEMTIM_N; i++) {
+        json_obj(j, NULL);
+        json_u64(j, "bytes", seed_memtim[i].bytes);
+        json_u64(j, "kmalloc_cycles", seed_memtim[i].kmalloc);
+        json_u64(j, "get_free_pages_cycles", seed_memtim[i].gfp);
+        json_u64(j, "vmalloc_cycles", seed_memtim[i].vmalloc);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
+    json_obj_end(j);
+}
+
+static void json_params(json *j, const limits_bench *b)
+{
+    const limits_opts *o = b->o;
+    json_obj(j, "params");
+    json_u64(j, "region_bytes", o->region);
+    json_bool(j, "region_prefaulted", 1);
+    json_arr_inline(j, "sizes");
+    for (size_t i = 0; i < o->nsizes; i++)
+        json_u64(j, NULL, o->sizes[i]);
+    json_arr_end(j);
+    json_u64(j, "count", o->count);
+    json_u64(j, "runs", o->runs);
+    json_u64(j, "cap_bytes", o->cap);
+    json_u64(j, "probe_start_bytes", 4096);
+    json_bool(j, "quick", o->quick);
+    json_obj_end(j);
+    json_obj(j, "vm");
+    if (b->vm.overcommit >= 0)
+        json_i64(j, "overcommit_memory", b->vm.overcommit);
+    else
+        json_null(j, "overcommit_memory");
+    json_u64(j, "mem_total_bytes", b->vm.mem_total);
+    json_u64(j, "swap_total_bytes", b->vm.swap_total);
+    json_opt_u64(j, "rlimit_as_bytes", b->vm.rlimit_as != 0, b->vm.rlimit_as);
+    json_obj_end(j);
+    json_obj(j, "clock");
+    json_str(j, "description", b->clock_text);
+    json_str(j, "source", b->clk.use_tsc ? "tsc" : "monotonic");
+    json_str(j, "tick_unit",
+             b->clk.use_tsc ? "TSC ticks (reference cycles at the nominal rate)" : "nanoseconds");
+    json_num(j, "ns_per_tick", b->clk.ns_per_tick);
+    json_u64(j, "cost_ticks", b->clk.cost_ticks);
+    json_num(j, "cost_ns", (double)b->clk.cost_ticks * b->clk.ns_per_tick);
+    json_u64(j, "cost_min_ticks", b->clk.cost_min_ticks);
+    json_arr(j, "empty_interval_modes");
+    for (size_t i = 0; i < b->nmodes; i++) {
+        json_obj(j, NULL);
+        json_u64(j, "ticks", b->mode_ticks[i]);
+        json_num(j, "share", b->mode_share[i]);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+int limits_write_json(const limits_bench *b, const char *path)
+{
+    json j;
+    if (json_open(&j, path) != 0)
+        return -1;
+    json_str(&j, "tool", "rtmem");
+    json_str(&j, "command", "limits");
+    json_u64(&j, "schema_version", 1);
+    machine_json(&j, &b->m);
+    json_str(&j, "rt_setup", b->rt_note);
+    json_params(&j, b);
+    json_arr(&j, "allocators");
+    for (size_t i = 0; i < b->nrows; i++)
+        json_row(&j, b, &b->rows[i]);
+    json_arr_end(&j);
+    json_published(&j);
+    return json_close(&j);
+}

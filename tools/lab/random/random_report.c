@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: MIT
+/*
+ * random_report.c -- what `rtmem bench random` (the single run; the
+ * sweep's report is random_sweep_report.c) prints and writes: per
+ * allocator the minimum, median and spread of ns per free+alloc pair over
+ * the interleaved rounds, per-op latency percentiles, the TLSF ratios and the
+ * verdict on the speed target.
+ *
+ * Statistics use clean runs only (random_clean()); every run that is not
+ * clean is still listed with its reason, so nothing disappears. The verdict
+ * is PASS or FAIL per statistic; when it cannot be computed (a row missing
+ * or without clean runs) it says NOT JUDGED and why, never PASS.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "common/summary.h"
+#include "random/random.h"
+
+#define TARGET_TEXT "TLSF avg <= 1/3 glibc and <= mimalloc"
+
+/* Median of v[0..n) (sorts v; summary.h); NAN for n == 0. */
+static double median(double *v, size_t n) { return n == 0 ? NAN : summarize(v, n).median; }
+
+static lab_status row_status(const alloc_row *row, uint64_t runs)
+{
+    if (row->missing)
+        return LAB_NOT_INSTALLED;
+    int error = 0, invalid = 0, refused = 0;
+    for (uint64_t i = 0; i < runs; i++) {
+        const random_result *r = &row->runs[i];
+        error |= !r->ok || !r->heap_ok;
+        invalid |= r->ok && !r->valid;
+        refused |= r->refused != 0;
+    }
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
+}
+
+static void summarise_row(alloc_row *row, uint64_t runs)
+{
+    double *v = calloc((size_t)runs, sizeof *v);
+    double *lat = calloc((size_t)runs, sizeof *lat);
+    row->status = row_status(row, runs);
+    row->clean = row->refused = 0;
+    row->alloc_worst = row->free_worst = NAN;
+    for (uint64_t i = 0; i < runs && v != NULL; i++) {
+        const random_result *r = &row->runs[i];
+        row->refused += r->refused;
+        if (!random_clean(r))
+            continue;
+        v[row->clean++] = r->ns_per_pair;
+        if (!(r->alloc_ns[LAT_MAX] <= row->alloc_worst))
+            row->alloc_worst = r->alloc_ns[LAT_MAX];
+        if (!(r->free_ns[LAT_MAX] <= row->free_worst))
+            row->free_worst = r->free_ns[LAT_MAX];
+    }
+    size_t n = (size_t)row->clean;
+    row->min = n ? v[0] : NAN;
+    row->max = n ? v[0] : NAN;
+    for (size_t i = 0; i < n; i++) {
+        row->min = fmin(row->min, v[i]);
+        row->max = fmax(row->max, v[i]);
+    }
+    row->median = median(v, n);
+    row->spread = n ? row->max / row->min : NAN;
+    for (int s = 0; s < LAT_COUNT && lat != NULL; s++) {
+        for (int which = 0; which < 2; which++) {
+            size_t k = 0;
+            for (uint64_t i = 0; i < runs; i++)
+                if (random_clean(&row->runs[i]))
+                    lat[k++] = which ? row->runs[i].free_ns[s] : row->runs[i].alloc_ns[s];
+            (which ? row->free_med : row->alloc_med)[s] = median(lat, k);
+        }
+    }
+    free(v);
+    free(lat);
+}
+
+void random_summarise(random_bench *b)
+{
+    for (size_t i = 0; i < b->nrows; i++)
+        summarise_row(&b->rows[i], b->o->runs);
+}
+
+static const alloc_row *find_row(const random_bench *b, const char *name)
+{
+    for (size_t i = 0; i < b->nrows; i++)
+        if (strcmp(b->rows[i].name, name) == 0)
+            return &b->rows[i];
+    return NULL;
+}
+
+/* --- the verdict --------------------------------------------------------- */
+
+typedef struct ratio {
+    double value;     /* NAN when it cannot be computed */
+    char why_not[96]; /* why, then                      */
+} ratio;
+
+static ratio tlsf_ratio(const random_bench *b, const char *peer_name, int use_min)
+{
+    ratio r = {NAN, ""};
+    const alloc_row *t = find_row(b, "tlsf"), *p = find_row(b, peer_name);
+    if (t == NULL || p == NULL)
+        snprintf(r.why_not, sizeof r.why_not, "%s not measured", t == NULL ? "tlsf" : peer_name);
+    else if (p->missing)
+        snprintf(r.why_not, sizeof r.why_not, "%s not installed", peer_name);
+    else if (t->clean == 0 || p->clean == 0)
+        snprintf(r.why_not, sizeof r.why_not, "no clean %s run",
+                 t->clean == 0 ? "tlsf" : peer_name);
+    else
+        r.value = use_min ? t->min / p->min : t->median / p->median;
+    return r;
+}
+
+/* "PASS", "FAIL" or "NOT JUDGED" for one statistic; detail gets the line. */
+static const char *verdict(const random_bench *b, int use_min, char *detail, size_t n)
+{
+    ratio g = tlsf_ratio(b, "glibc", use_min), m = tlsf_ratio(b, "mimalloc", use_min);
+    char gs[128], ms[128];
+    if (isnan(g.value))
+        snprintf(gs, sizeof gs, "TLSF/glibc n/a (%s)", g.why_not);
+    else
+        snprintf(gs, sizeof gs, "TLSF/glibc %.3f <= 0.333: %s", g.value,
+                 g.value <= 1.0 / 3.0 ? "yes" : "NO");
+    if (isnan(m.value))
+        snprintf(ms, sizeof ms, "TLSF/mimalloc n/a (%s)", m.why_not);
+    else
+        snprintf(ms, sizeof ms, "TLSF/mimalloc %.3f <= 1: %s", m.value,
+                 m.value <= 1.0 ? "yes" : "NO");
+    snprintf(detail, n, "%s; %s", gs, ms);
+    int fail = (!isnan(g.value) && g.value > 1.0 / 3.0) || (!isnan(m.value) && m.value > 1.0);
+    if (fail)
+        return "FAIL";
+    return isnan(g.value) || isnan(m.value) ? "NOT JUDGED" : "PASS";
+}
+
+/* --- text ---------------------------------------------------------------- */
+
+static void print_header(const random_bench *b)
+{
+    const random_opts *o = b->o;
+    machine_print(stdout, &b->m);
+    printf("== rtmem bench random: the TLSF/xvmalloc/zsmalloc study's random-replace loop\n");
+    printf("slots %llu, sizes [%llu, %llu) bytes, %llu iterations per pass, %llu interleaved "
+           "rounds, seed %llu (round r uses seed+r-1)\n",
+           (unsigned long long)o->slots, (unsigned long long)o->min, (unsigned long long)o->max,
+           (unsigned long long)o->iterations, (unsigned long long)o->runs,
+           (unsigned long long)o->seed);
+    printf("clock: %s\n", b->clock_text);
+    printf("rtm heaps (tlsf, ...): rtm_heap_create(name) over a pre-faulted region of %llu "
+           "bytes (%s, whole pages)\n",
+           (unsigned long long)b->region, o->tlsf_region ? "--tlsf-region" : "slots x max x 2");
+    printf("every allocated block's first byte is written, inside the timed alloc, for every "
+           "allocator\n");
+    printf("%s\n", b->rt_note);
+    if (b->env_note[0])
+        printf("%s\n", b->env_note);
+}
+
+/* The first run that completed, for the library's self-description. */
+static const random_result *first_ok(const alloc_row *row, uint64_t runs)
+{
+    for (uint64_t i = 0; !row->missing && i < runs; i++)
+        if (row->runs[i].ok)
+            return &row->runs[i];
+    return NULL;
+}
+
+static void print_library(const alloc_row *row, uint64_t runs)
+{
+    const random_result *any = first_ok(row, runs);
+    if (row->peer == NULL)
+        printf("  (rtmem, linked in)");
+    else if (row->missing)
+        printf("  (no library found)");
+    else if (row->lib[0] != '\0')
+        printf("  %s", row->lib);
+    else if (any != NULL)
+        printf("  %s", any->from);
+    if (any != NULL && any->version[0] != '\0')
+        printf(" [%s]", any->version);
+}
+
+static void print_throughput(const random_bench *b)
+{
+    printf("\nns per free+alloc pair (throughput pass: loop time / iterations, no per-op "
+           "clocks)\n");
+    printf("%-10s %-13s %9s %9s %9s %7s %6s %8s  %s\n", "allocator", "status", "min", "median",
+           "max", "spread", "clean", "refused", "library");
+    for (size_t i = 0; i < b->nrows; i++) {
+        const alloc_row *row = &b->rows[i];
+        printf("%-10s %-13s", row->name, lab_status_name(row->status));
+        if (row->clean > 0)
+            printf(" %9.2f %9.2f %9.2f %7.2f", row->min, row->median, row->max, row->spread);
+        else
+            printf(" %9s %9s %9s %7s", "-", "-", "-", "-");
+        printf(" %3llu/%-2llu %8llu", (unsigned long long)row->clean,
+               (unsigned long long)b->o->runs, (unsigned long long)row->refused);
+        print_library(row, b->o->runs);
+        printf("\n");
+    }
+}
+
+static void print_problems(const random_bench *b)
+{
+    int any = 0;
+    for (size_t i = 0; i < b->nrows; i++) {
+        const alloc_row *row = &b->rows[i];
+        for (uint64_t k = 0; !row->missing && k < b->o->runs; k++) {
+            const random_result *r = &row->runs[k];
+            if (random_clean(r))
+                continue;
+            if (!any)
+                printf("\nruns left out of the statistics:\n");
+            any = 1;
+            printf("  %s round %llu: ", row->name, (unsigned long long)k + 1);
+            if (!r->ok)
+                printf("error: %s\n", r->why);
+            else if (!r->valid)
+                printf("invalid: %s\n", r->why);
+            else if (!r->heap_ok)
+                printf("heap check failed: %s\n", r->why);
+            else
+                printf("%llu allocations refused (ns/pair %.2f not comparable)\n",
+                       (unsigned long long)r->refused, r->ns_per_pair);
+        }
+    }
+}
+
+static void print_lat_row(const char *name, const char *op, const double *med, double worst)
+{
+    printf("%-10s %-5s", name, op);
+    for (int s = 0; s < LAT_COUNT; s++)
+        printf(" %8.1f", med[s]);
+    printf(" %10.1f\n", worst);
+}
+
+static void print_latency(const random_bench *b)
+{
+    printf("\nper-op latency in ns (latency pass: clock read around each call, clock cost "
+           "subtracted;\neach column is the median over clean runs of that run's value; "
+           "worst max is the largest over clean runs)\n");
+    printf("%-10s %-5s", "allocator", "op");
+    for (int s = 0; s < LAT_COUNT; s++)
+        printf(" %8s", lat_names[s]);
+    printf(" %10s\n", "worst max");
+    for (size_t i = 0; i < b->nrows; i++) {
+        const alloc_row *row = &b->rows[i];
+        if (row->clean == 0) {
+            printf("%-10s %s\n", row->name, lab_status_name(row->status));
+            continue;
+        }
+        print_lat_row(row->name, "alloc", row->alloc_med, row->alloc_worst);
+        print_lat_row("", "free", row->free_med, row->free_worst);
+    }
+}
+
+static void print_ratio_line(const random_bench *b, const char *peer_name)
+{
+    ratio med = tlsf_ratio(b, peer_name, 0), min = tlsf_ratio(b, peer_name, 1);
+    char label[32];
+    snprintf(label, sizeof label, "TLSF / %s", peer_name);
+    printf("%-18s", label);
+    if (isnan(med.value))
+        printf(" %14s %14s  (%s)\n", "n/a", "n/a", med.why_not);
+    else
+        printf(" %14.3f %14.3f\n", med.value, min.value);
+}
+
+static void print_verdict(const random_bench *b)
+{
+    printf("\nratios of ns/pair   from medians  from minimums\n");
+    print_ratio_line(b, "glibc");
+    print_ratio_line(b, "mimalloc");
+    char detail[300];
+    printf("\nspeed target \"%s\" (ns per free+alloc pair):\n", TARGET_TEXT);
+    const char *v = verdict(b, 0, detail, sizeof detail);
+    printf("  verdict from medians:  %s  (%s)\n", v, detail);
+    v = verdict(b, 1, detail, sizeof detail);
+    printf("  verdict from minimums: %s  (%s)\n", v, detail);
+}
+
+void random_print(const random_bench *b)
+{
+    print_header(b);
+    print_throughput(b);
+    print_problems(b);
+    print_latency(b);
+    print_verdict(b);
+    fflush(stdout);
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void json_lat(json *j, const char *key, const double *v, double worst)
+{
+    static const char *const keys[LAT_COUNT] = {"p50", "p99", "p999", "p9999", "max", "mean"};
+    json_obj(j, key);
+    for (int s = 0; s < LAT_COUNT; s++)
+        json_num(j, keys[s], v[s]);
+    if (!isnan(worst))
+        json_num(j, "worst_max", worst);
+    json_obj_end(j);
+}
+
+static void json_run(json *j, const random_result *r, uint64_t round)
+{
+    json_obj(j, NULL);
+    json_u64(j, "round", round + 1);
+    json_bool(j, "ok", r->ok);
+    json_bool(j, "valid", r->valid);
+    json_bool(j, "clean", random_clean(r));
+    json_num(j, "ns_per_pair", r->ok ? r->ns_per_pair : NAN);
+    json_u64(j, "refused", r->refused);
+    json_str(j, "why", r->why);
+    json_str(j, "malloc_from", r->from);
+    json_lat(j, "alloc", r->alloc_ns, NAN);
+    json_lat(j, "free", r->free_ns, NAN);
+    json_obj_end(j);
+}
+
+static void json_row(json *j, const alloc_row *row, uint64_t runs)
+{
+    json_obj(j, NULL);
+    json_str(j, "name", row->name);
+    json_str(j, "status", lab_status_name(row->status));
+    json_str(j, "library", row->peer == NULL ? "rtmem" : row->missing ? NULL : row->lib);
+    const random_result *any = first_ok(row, runs);
+    json_str(j, "version", any != NULL ? any->version : NULL);
+    json_obj(j, "ns_per_pair");
+    json_num(j, "min", row->min);
+    json_num(j, "median", row->median);
+    json_num(j, "max", row->max);
+    json_num(j, "spread", row->spread);
+    json_u64(j, "clean_runs", row->clean);
+    json_obj_end(j);
+    json_u64(j, "refused", row->refused);
+    json_lat(j, "alloc", row->alloc_med, row->alloc_worst);
+    json_lat(j, "free", row->free_med, row->free_worst);
+    json_arr(j, "runs");
+    for (uint64_t k = 0; !row->missing && k < runs; k++)
+        json_run(j, &row->runs[k], k);
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+static void json_params(json *j, const random_bench *b)
+{
+    const random_opts *o = b->o;
+    json_obj(j, "params");
+    json_u64(j, "slots", o->slots);
+    json_u64(j, "iterations", o->iterations);
+    json_u64(j, "min", o->min);
+    json_u64(j, "max", o->max);
+    json_u64(j, "runs", o->runs);
+    json_u64(j, "seed", o->seed);
+    json_bool(j, "quick", o->quick);
+    json_obj_end(j);
+    json_obj(j, "clock");
+    json_str(j, "description", b->clock_text);
+    json_num(j, "ns_per_tick", b->tick_ns);
+    json_num(j, "cost_ns", b->cost_ns);
+    json_obj_end(j);
+    json_u64(j, "tlsf_region_bytes", b->region);
+    json_bool(j, "tlsf_region_given", o->tlsf_region != 0);
+}
+
+static void json_verdict(json *j, const random_bench *b)
+{
+    json_obj(j, "ratios");
+    static const char *const peers_[2] = {"glibc", "mimalloc"};
+    for (int p = 0; p < 2; p++) {
+        char key[32];
+        snprintf(key, sizeof key, "tlsf_%s", peers_[p]);
+        json_obj(j, key);
+        json_num(j, "median", tlsf_ratio(b, peers_[p], 0).value);
+        json_num(j, "min", tlsf_ratio(b, peers_[p], 1).value);
+        json_obj_end(j);
+    }
+    json_obj_end(j);
+    char detail[300];
+    json_obj(j, "verdict");
+    json_str(j, "target", TARGET_TEXT);
+    json_str(j, "median", verdict(b, 0, detail, sizeof detail));
+    json_str(j, "median_detail", detail);
+    json_str(j, "min", verdict(b, 1, detail, sizeof detail));
+    json_str(j, "min_detail", detail);
+    json_obj_end(j);
+}
+
+int random_write_json(const random_bench *b, const char *path)
+{
+    json j;
+    if (json_open(&j, path) != 0)
+        return -1;
+    json_str(&j, "tool", "rtmem");
+    json_str(&j, "command", "bench random");
+    json_u64(&j, "schema_version", 1);
+    machine_json(&j, &b->m);
+    json_str(&j, "rt_setup", b->rt_note);
+    json_str(&j, "mode", "single");
+    json_params(&j, b);
+    json_arr(&j, "allocators");
+    for (size_t i = 0; i < b->nrows; i++)
+        json_row(&j, &b->rows[i], b->o->runs);
+    json_arr_end(&j);
+    json_verdict(&j, b);
+    return json_close(&j);
+}

@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: MIT
+/*
+ * random_sweep_report.c -- what `rtmem bench random --sweep` prints and
+ * writes: per allocator and window the minimum and median ns per
+ * free+alloc pair over rounds, the refusals, and for rtm heaps the used and
+ * free bytes with the slots full.
+ *
+ * Text is compact (about 16 windows, then the maximum and mean over all
+ * windows); the JSON has every window, as parallel arrays per allocator
+ * (x in "windows", values in the allocator) so that a plotting script draws
+ * the study's figure (docs/METHODS.md) with one plot() per allocator. A window with a refusal
+ * has no time (null, "R" in text): it is counted, shown and marked, never
+ * drawn as fast.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "random/random_sweep.h"
+
+/* --- statistics ------------------------------------------------------------ */
+
+/* ok for window i of run r: reported, the right allocator, a sound heap. */
+static int point_ok(const sweep_run *run, size_t i)
+{
+    return run->ran && run->valid && run->pts[i].done && run->pts[i].heap_ok;
+}
+
+static lab_status status_of(const sweep_row *row, uint64_t runs, size_t nwin)
+{
+    if (row->id.missing)
+        return LAB_NOT_INSTALLED;
+    int error = 0, invalid = 0, refused = 0;
+    for (uint64_t r = 0; r < runs; r++) {
+        const sweep_run *run = &row->runs[r];
+        error |= !run->ended;
+        invalid |= run->ran && !run->valid;
+        for (size_t i = 0; i < nwin; i++) {
+            error |= run->pts[i].done && !run->pts[i].heap_ok;
+            refused |= run->pts[i].refused != 0;
+        }
+    }
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
+}
+
+static void summarise_row(sweep_row *row, uint64_t runs, size_t nwin)
+{
+    size_t n = (size_t)runs;
+    double *ns = calloc(n, sizeof *ns), *scratch = calloc(n, sizeof *scratch);
+    double *med = calloc(nwin, sizeof *med), *mins = calloc(nwin, sizeof *mins);
+    uint64_t *refused = calloc(n, sizeof *refused);
+    int *ok = calloc(n, sizeof *ok);
+    row->status = status_of(row, runs, nwin);
+    row->marked = row->heap_bad = 0;
+    for (size_t i = 0; i < nwin && ns && scratch && med && mins && refused && ok; i++) {
+        for (size_t r = 0; r < n; r++) {
+            const sweep_run *run = &row->runs[r];
+            ok[r] = point_ok(run, i);
+            ns[r] = run->pts[i].ns_per_pair;
+            refused[r] = run->pts[i].refused;
+            row->heap_bad += run->pts[i].done && !run->pts[i].heap_ok;
+        }
+        row->cells[i] = sweep_cell_of(ns, refused, ok, n, scratch);
+        row->marked += row->cells[i].refused_runs != 0;
+        med[i] = row->cells[i].median;
+        mins[i] = row->cells[i].min;
+    }
+    row->med = sweep_curve_of(med, med ? nwin : 0);
+    row->min = sweep_curve_of(mins, mins ? nwin : 0);
+    free(ns);
+    free(scratch);
+    free(med);
+    free(mins);
+    free(refused);
+    free(ok);
+}
+
+void sweep_summarise(sweep_bench *s)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        summarise_row(&s->rows[i], s->b.o->runs, s->nwin);
+}
+
+/* The first round that reported window i (its heap figures are shown). */
+static const sweep_point *first_point(const sweep_row *row, uint64_t runs, size_t i)
+{
+    for (uint64_t r = 0; !row->id.missing && r < runs; r++)
+        if (row->runs[r].pts[i].done)
+            return &row->runs[r].pts[i];
+    return NULL;
+}
+
+static const sweep_run *first_ran(const sweep_row *row, uint64_t runs)
+{
+    for (uint64_t r = 0; !row->id.missing && r < runs; r++)
+        if (row->runs[r].ran)
+            return &row->runs[r];
+    return NULL;
+}
+
+static uint64_t rounds_ended(const sweep_row *row, uint64_t runs)
+{
+    uint64_t k = 0;
+    for (uint64_t r = 0; !row->id.missing && r < runs; r++)
+        k += row->runs[r].ended && row->runs[r].valid;
+    return k;
+}
+
+/* --- text ------------------------------------------------------------------ */
+
+static void print_header(const sweep_bench *s)
+{
+    const random_opts *o = s->b.o;
+    sweep_window last = sweep_window_at(o->sweep_step, s->nwin - 1);
+    machine_print(stdout, &s->b.m);
+    printf("== rtmem bench random --sweep: the TLSF/xvmalloc/zsmalloc study's random-replace "
+           "loop, one curve per allocator\n");
+    printf("slots %llu; windows [x, x+%u) for x = 0, %llu, ..., %llu (%zu windows; x = 0 draws "
+           "from [1, %u): a 0-byte request is no allocation)\n",
+           (unsigned long long)o->slots, SWEEP_WIDTH, (unsigned long long)o->sweep_step,
+           (unsigned long long)last.x, s->nwin, SWEEP_WIDTH);
+    printf("per window: fill the slots (untimed), %llu timed replacements, drain; %llu "
+           "interleaved rounds; seed %llu\n",
+           (unsigned long long)o->sweep_iterations, (unsigned long long)o->runs,
+           (unsigned long long)o->seed);
+    printf("clock: %s\n", s->b.clock_text);
+    printf("rtm heaps: a fresh rtm_heap_create() per window over one pre-faulted region of %llu "
+           "bytes (%s)\n",
+           (unsigned long long)s->b.region,
+           o->tlsf_region ? "--tlsf-region" : "slots x (largest x + 64) x 2, whole pages");
+    printf("malloc peers: one process per round, its heap kept across windows\n");
+    printf("%s\n", s->b.rt_note);
+    if (s->b.env_note[0])
+        printf("%s\n", s->b.env_note);
+    printf("wall time %.1f s\n", s->seconds);
+}
+
+static void print_allocators(const sweep_bench *s)
+{
+    uint64_t runs = s->b.o->runs;
+    printf("\n%-10s %-13s %7s %7s  %s\n", "allocator", "status", "rounds", "marked", "library");
+    for (size_t i = 0; i < s->nrows; i++) {
+        const sweep_row *row = &s->rows[i];
+        const sweep_run *any = first_ran(row, runs);
+        printf("%-10s %-13s %3llu/%-3llu %7zu  ", row->id.name, lab_status_name(row->status),
+               (unsigned long long)rounds_ended(row, runs), (unsigned long long)runs, row->marked);
+        if (row->id.peer == NULL)
+            printf("(rtmem, linked in)");
+        else if (row->id.missing)
+            printf("(no library found)");
+        else
+            printf("%s", row->id.lib[0] ? row->id.lib : any != NULL ? any->from : "");
+        if (any != NULL && any->version[0] != '\0')
+            printf(" [%s]", any->version);
+        printf("\n");
+    }
+    printf("(rounds: finished every window and measured the named allocator; marked: windows "
+           "with a refused allocation)\n");
+}
+
+static int col_width(const sweep_row *row)
+{
+    int w = (int)strlen(row->id.name) + 1;
+    return w < 9 ? 9 : w;
+}
+
+static void print_cell(const sweep_row *row, const sweep_cell *c)
+{
+    int w = col_width(row);
+    if (row->id.missing)
+        printf(" %*s", w, "n/i");
+    else if (c->refused_runs != 0)
+        printf(" %*s", w, "R");
+    else if (c->clean_runs == 0)
+        printf(" %*s", w, "-");
+    else
+        printf(" %*.1f", w, c->median);
+}
+
+static void print_stat_line(const sweep_bench *s, const char *label, int which)
+{
+    printf("%-7s", label);
+    for (size_t i = 0; i < s->nrows; i++) {
+        const sweep_row *row = &s->rows[i];
+        int w = col_width(row);
+        const sweep_curve_stats *st = &row->med;
+        if (which == 3)
+            printf(" %*zu", w, row->marked);
+        else if (row->id.missing || st->plotted == 0)
+            printf(" %*s", w, "-");
+        else if (which == 0)
+            printf(" %*.1f", w, st->max);
+        else if (which == 1)
+            printf(" %*llu", w,
+                   (unsigned long long)sweep_window_at(s->b.o->sweep_step, st->argmax).x);
+        else
+            printf(" %*.1f", w, st->mean);
+    }
+    printf("\n");
+}
+
+static void print_curves(const sweep_bench *s)
+{
+    size_t shown = 0;
+    for (size_t w = 0; w < s->nwin; w++)
+        shown += (size_t)sweep_table_row(w, s->nwin);
+    printf("\nns per free+alloc pair, median over clean rounds (%zu of %zu windows shown; all "
+           "windows and the min in --json)\n",
+           shown, s->nwin);
+    printf("%-7s", "x");
+    for (size_t i = 0; i < s->nrows; i++)
+        printf(" %*s", col_width(&s->rows[i]), s->rows[i].id.name);
+    printf("\n");
+    for (size_t w = 0; w < s->nwin; w++) {
+        if (!sweep_table_row(w, s->nwin))
+            continue;
+        printf("%-7llu", (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x);
+        for (size_t i = 0; i < s->nrows; i++)
+            print_cell(&s->rows[i], &s->rows[i].cells[w]);
+        printf("\n");
+    }
+    printf("over all %zu windows:\n", s->nwin);
+    print_stat_line(s, "max", 0);
+    print_stat_line(s, "at x", 1);
+    print_stat_line(s, "mean", 2);
+    print_stat_line(s, "marked", 3);
+    printf("R: allocations refused in that window (counts below and in --json): no time is "
+           "shown for it,\nand max and mean leave it out; -: no clean round; n/i: not "
+           "installed\n");
+}
+
+static int any_rtm(const sweep_bench *s)
+{
+    for (size_t i = 0; i < s->nrows; i++)
+        if (s->rows[i].id.peer == NULL)
+            return 1;
+    return 0;
+}
+
+static void print_heaps(const sweep_bench *s)
+{
+    if (!any_rtm(s))
+        return;
+    printf("\nrtm heaps with the slots full after the timed replacements (first round): used "
+           "KiB / free KiB\n%-7s",
+           "x");
+    for (size_t i = 0; i < s->nrows; i++)
+        if (s->rows[i].id.peer == NULL)
+            printf(" %17s", s->rows[i].id.name);
+    printf("\n");
+    for (size_t w = 0; w < s->nwin; w++) {
+        if (!sweep_table_row(w, s->nwin))
+            continue;
+        printf("%-7llu", (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x);
+        for (size_t i = 0; i < s->nrows; i++) {
+            const sweep_row *row = &s->rows[i];
+            if (row->id.peer != NULL)
+                continue;
+            const sweep_point *pt = first_point(row, s->b.o->runs, w);
+            if (pt == NULL)
+                printf(" %17s", "-");
+            else
+                printf(" %8llu/%-8llu", (unsigned long long)(pt->used / 1024u),
+                       (unsigned long long)(pt->free_ / 1024u));
+        }
+        printf("\n");
+    }
+}
+
+/* Lists the marked windows of a row (up to a few) with their counts. */
+static void print_refusals(const sweep_bench *s, const sweep_row *row)
+{
+    printf("  %s: allocations refused in %zu window%s:", row->id.name, row->marked,
+           row->marked == 1 ? "" : "s");
+    size_t shown = 0;
+    for (size_t w = 0; w < s->nwin && shown < 8; w++) {
+        const sweep_cell *c = &row->cells[w];
+        if (c->refused_runs == 0)
+            continue;
+        printf("%s x=%llu: %llu in %llu round%s", shown ? ";" : "",
+               (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x,
+               (unsigned long long)c->refused, (unsigned long long)c->refused_runs,
+               c->refused_runs == 1 ? "" : "s");
+        shown++;
+    }
+    printf("%s\n", row->marked > shown ? "; ..." : "");
+}
+
+static void print_problems(const sweep_bench *s)
+{
+    int header = 0;
+    for (size_t i = 0; i < s->nrows; i++) {
+        const sweep_row *row = &s->rows[i];
+        if (row->id.missing || (row->marked == 0 && row->status == LAB_OK))
+            continue;
+        if (!header)
+            printf("\nrefusals and problems:\n");
+        header = 1;
+        if (row->marked != 0)
+            print_refusals(s, row);
+        for (uint64_t r = 0; r < s->b.o->runs; r++) {
+            const sweep_run *run = &row->runs[r];
+            if (!run->ended || !run->valid)
+                printf("  %s round %llu: %s: %s\n", row->id.name, (unsigned long long)r + 1,
+                       run->ran && !run->valid ? "invalid" : "error", run->why);
+            for (size_t w = 0; w < s->nwin; w++)
+                if (run->pts[w].done && !run->pts[w].heap_ok)
+                    printf("  %s round %llu x=%llu: %s\n", row->id.name, (unsigned long long)r + 1,
+                           (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x,
+                           run->pts[w].why);
+        }
+    }
+}
+
+void sweep_print(const sweep_bench *s)
+{
+    print_header(s);
+    print_allocators(s);
+    print_curves(s);
+    print_heaps(s);
+    print_problems(s);
+    fflush(stdout);
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void json_params(json *j, const sweep_bench *s)
+{
+    const random_opts *o = s->b.o;
+    json_obj(j, "params");
+    json_u64(j, "slots", o->slots);
+    json_u64(j, "runs", o->runs);
+    json_u64(j, "seed", o->seed);
+    json_bool(j, "quick", o->quick);
+    json_str(j, "allocators", o->allocators);
+    json_u64(j, "sweep_step", o->sweep_step);
+    json_u64(j, "sweep_max", o->sweep_max);
+    json_u64(j, "sweep_iterations", o->sweep_iterations);
+    json_u64(j, "window_width", SWEEP_WIDTH);
+    json_obj_end(j);
+    json_obj(j, "clock");
+    json_str(j, "description", s->b.clock_text);
+    json_num(j, "ns_per_tick", s->b.tick_ns);
+    json_num(j, "cost_ns", s->b.cost_ns);
+    json_obj_end(j);
+    json_u64(j, "tlsf_region_bytes", s->b.region);
+    json_bool(j, "tlsf_region_given", o->tlsf_region != 0);
+    json_num(j, "seconds", s->seconds);
+}
+
+static void json_windows(json *j, const sweep_bench *s)
+{
+    static const char *const keys[3] = {"x", "lo", "hi"};
+    json_obj(j, "windows");
+    for (int k = 0; k < 3; k++) {
+        json_arr_inline(j, keys[k]);
+        for (size_t w = 0; w < s->nwin; w++) {
+            sweep_window win = sweep_window_at(s->b.o->sweep_step, w);
+            json_u64(j, NULL, k == 0 ? win.x : k == 1 ? win.lo : win.hi);
+        }
+        json_arr_end(j);
+    }
+    json_obj_end(j);
+}
+
+/* One per-window array of the row: which selects the value. */
+enum col { C_MEDIAN, C_MIN, C_CLEAN, C_REFUSED, C_REFUSED_RUNS, C_USED, C_FREE, C_LARGEST };
+
+static void json_column(json *j, const sweep_bench *s, const sweep_row *row, const char *key,
+                        enum col which)
+{
+    if (which >= C_USED && row->id.peer != NULL) {
+        json_null(j, key);
+        return;
+    }
+    json_arr_inline(j, key);
+    for (size_t w = 0; w < s->nwin; w++) {
+        const sweep_cell *c = &row->cells[w];
+        const sweep_point *pt = which >= C_USED ? first_point(row, s->b.o->runs, w) : NULL;
+        switch (which) {
+        case C_MEDIAN:
+            json_num(j, NULL, c->median);
+            break;
+        case C_MIN:
+            json_num(j, NULL, c->min);
+            break;
+        case C_CLEAN:
+            json_u64(j, NULL, c->clean_runs);
+            break;
+        case C_REFUSED:
+            json_u64(j, NULL, c->refused);
+            break;
+        case C_REFUSED_RUNS:
+            json_u64(j, NULL, c->refused_runs);
+            break;
+        default:
+            if (pt == NULL)
+                json_null(j, NULL);
+            else
+                json_u64(j, NULL,
+                         which == C_USED   ? pt->used
+                         : which == C_FREE ? pt->free_
+                                           : pt->largest);
+        }
+    }
+    json_arr_end(j);
+}
+
+static void json_curve_stats(json *j, const char *key, const sweep_bench *s,
+                             const sweep_curve_stats *st)
+{
+    json_obj(j, key);
+    json_num(j, "max", st->max);
+    if (st->plotted != 0)
+        json_u64(j, "max_x", sweep_window_at(s->b.o->sweep_step, st->argmax).x);
+    else
+        json_null(j, "max_x");
+    json_num(j, "mean", st->mean);
+    json_u64(j, "plotted", st->plotted);
+    json_obj_end(j);
+}
+
+static void json_runs(json *j, const sweep_bench *s, const sweep_row *row)
+{
+    json_arr(j, "runs");
+    for (uint64_t r = 0; !row->id.missing && r < s->b.o->runs; r++) {
+        const sweep_run *run = &row->runs[r];
+        size_t done = 0;
+        for (size_t w = 0; w < s->nwin; w++)
+            done += run->pts[w].done != 0;
+        json_obj(j, NULL);
+        json_u64(j, "round", r + 1);
+        json_bool(j, "ended", run->ended);
+        json_bool(j, "valid", run->valid);
+        json_u64(j, "windows_done", done);
+        json_num(j, "seconds", run->seconds);
+        json_str(j, "why", run->why);
+        json_str(j, "malloc_from", run->from);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void json_row(json *j, const sweep_bench *s, const sweep_row *row)
+{
+    const sweep_run *any = first_ran(row, s->b.o->runs);
+    json_obj(j, NULL);
+    json_str(j, "name", row->id.name);
+    json_str(j, "kind", row->id.peer == NULL ? "rtm heap" : "malloc peer");
+    json_str(j, "status", lab_status_name(row->status));
+    json_str(j, "library", row->id.peer == NULL ? "rtmem" : row->id.missing ? NULL : row->id.lib);
+    json_str(j, "version", any != NULL ? any->version : NULL);
+    json_u64(j, "marked_windows", row->marked);
+    json_u64(j, "heap_check_failures", row->heap_bad);
+    uint64_t refused = 0;
+    for (size_t w = 0; w < s->nwin; w++)
+        refused += row->cells[w].refused;
+    json_u64(j, "refused", refused);
+    json_curve_stats(j, "median_curve", s, &row->med);
+    json_curve_stats(j, "min_curve", s, &row->min);
+    if (row->id.missing) {
+        json_null(j, "curve");
+    } else {
+        json_obj(j, "curve");
+        json_column(j, s, row, "ns_per_pair_median", C_MEDIAN);
+        json_column(j, s, row, "ns_per_pair_min", C_MIN);
+        json_column(j, s, row, "clean_runs", C_CLEAN);
+        json_column(j, s, row, "refused", C_REFUSED);
+        json_column(j, s, row, "refused_runs", C_REFUSED_RUNS);
+        json_column(j, s, row, "used_bytes", C_USED);
+        json_column(j, s, row, "free_bytes", C_FREE);
+        json_column(j, s, row, "largest_free", C_LARGEST);
+        json_obj_end(j);
+    }
+    json_runs(j, s, row);
+    json_obj_end(j);
+}
+
+int sweep_write_json(const sweep_bench *s, const char *path)
+{
+    json j;
+    if (json_open(&j, path) != 0)
+        return -1;
+    json_str(&j, "tool", "rtmem");
+    json_str(&j, "command", "bench random");
+    json_u64(&j, "schema_version", 1);
+    machine_json(&j, &s->b.m);
+    json_str(&j, "rt_setup", s->b.rt_note);
+    json_str(&j, "mode", "sweep");
+    json_params(&j, s);
+    json_windows(&j, s);
+    json_arr(&j, "allocators");
+    for (size_t i = 0; i < s->nrows; i++)
+        json_row(&j, s, &s->rows[i]);
+    json_arr_end(&j);
+    return json_close(&j);
+}

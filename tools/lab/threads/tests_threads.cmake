@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: MIT
+# `rtmem bench threads`: its ctest entries (included by tools/lab/CMakeLists.txt),
+# and, run as a script (cmake -DFILE=x.json -P tests_threads.cmake), the check
+# of the JSON a --quick run wrote.
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  # The JSON parses, names the command, carries machine, rt_setup and the
+  # three verdicts, and what it measured is there: a run that measured
+  # nothing cannot pass.
+  if(NOT EXISTS "${FILE}")
+    message(FATAL_ERROR "${FILE} was not written")
+  endif()
+  file(READ "${FILE}" doc)
+  macro(json_get var)
+    string(JSON ${var} ERROR_VARIABLE err GET "${doc}" ${ARGN})
+    if(err)
+      message(FATAL_ERROR "${FILE}: ${ARGN}: ${err}")
+    endif()
+  endmacro()
+  json_get(tool tool)
+  json_get(command command)
+  json_get(version schema_version)
+  json_get(cpu machine cpu)
+  json_get(rt rt_setup)
+  if(NOT tool STREQUAL "rtmem" OR NOT command STREQUAL "bench threads" OR NOT version EQUAL 1)
+    message(FATAL_ERROR "${FILE}: tool '${tool}', command '${command}', schema ${version}")
+  endif()
+  string(JSON nverdicts LENGTH "${doc}" verdicts)
+  string(JSON nalloc LENGTH "${doc}" allocators)
+  if(NOT nverdicts EQUAL 3 OR nalloc LESS 1)
+    message(FATAL_ERROR "${FILE}: ${nverdicts} verdicts, ${nalloc} allocators")
+  endif()
+  # Every row that says "ok" measured every cell cleanly, and one row at
+  # least did (under a sanitizer build only the locked heaps can: the
+  # sanitizer owns malloc, so the glibc row is "invalid" there).
+  set(ok_rows 0)
+  math(EXPR last "${nalloc} - 1")
+  foreach(i RANGE ${last})
+    json_get(name allocators ${i} name)
+    json_get(status allocators ${i} status)
+    if(NOT status STREQUAL "ok")
+      continue()
+    endif()
+    math(EXPR ok_rows "${ok_rows} + 1")
+    foreach(bench seed002 pc)
+      string(JSON ncells LENGTH "${doc}" allocators ${i} ${bench})
+      math(EXPR lastcell "${ncells} - 1")
+      foreach(c RANGE ${lastcell})
+        json_get(clean allocators ${i} ${bench} ${c} clean_runs)
+        json_get(median allocators ${i} ${bench} ${c} wall_ms median)
+        if(clean LESS 1 OR NOT median GREATER 0)
+          message(FATAL_ERROR "${FILE}: ${name} ${bench} cell ${c}: ${clean} clean runs, "
+                              "median wall ${median} ms")
+        endif()
+      endforeach()
+    endforeach()
+  endforeach()
+  if(ok_rows EQUAL 0)
+    message(FATAL_ERROR "${FILE}: no allocator measured cleanly")
+  endif()
+  message(STATUS "${FILE}: ${nalloc} allocators (${ok_rows} ok), ${nverdicts} verdicts")
+  return()
+endif()
+
+# The quick profile runs to the end, exits 0 and writes its JSON; a second
+# test (this file in script mode, above) checks the file the first wrote.
+set(threads_json ${CMAKE_CURRENT_BINARY_DIR}/threads-quick.json)
+lab_expect(threads.quick 0 bench threads --quick --json ${threads_json})
+# A fixture: when the run fails, the check is not run against a stale file.
+set_tests_properties(lab.threads.quick PROPERTIES TIMEOUT 300 FIXTURES_SETUP threads_json)
+add_test(NAME lab.threads.quick.json
+         COMMAND ${CMAKE_COMMAND} -DFILE=${threads_json}
+                 -P ${CMAKE_CURRENT_LIST_FILE})
+set_tests_properties(lab.threads.quick.json PROPERTIES FIXTURES_REQUIRED threads_json)
+
+lab_expect(help.threads 0 bench threads --help)
+
+# Misuse: exit 2 with the usage on stderr.
+lab_expect(threads.misuse.unknown-allocator 2 bench threads --allocators glibc,nosuchmalloc)
+lab_expect(threads.misuse.unknown-locked-heap 2 bench threads --allocators locked:nosuchheap)
+lab_expect(threads.misuse.empty-allocator 2 bench threads --allocators glibc,,mimalloc)
+lab_expect(threads.misuse.threads-zero 2 bench threads --threads 0)
+lab_expect(threads.misuse.threads-empty-element 2 bench threads --threads 1,,2)
+lab_expect(threads.misuse.threads-trailing-comma 2 bench threads --threads 1,2,)
+lab_expect(threads.misuse.threads-duplicate 2 bench threads --threads 2,2)
+lab_expect(threads.misuse.threads-too-many 2 bench threads --threads 65)
+lab_expect(threads.misuse.ntimes-zero 2 bench threads --ntimes 0)
+lab_expect(threads.misuse.rounds-zero 2 bench threads --rounds 0)
+lab_expect(threads.misuse.runs-zero 2 bench threads --runs 0)
+lab_expect(threads.misuse.negative 2 bench threads --ntimes -5)
+lab_expect(threads.misuse.unknown-bench 2 bench threads --bench seed002,nosuch)
+lab_expect(threads.misuse.unknown-option 2 bench threads --bogus)
+
+# Unit test of the pure pieces: list parsers, the pool benchmark's sizes, the result
+# line, ratios and summaries.
+add_executable(lab_threads_unit ${CMAKE_CURRENT_SOURCE_DIR}/threads/tests/threads_unit.c
+                                ${CMAKE_CURRENT_SOURCE_DIR}/threads/threads_parse.c
+                                ${CMAKE_CURRENT_SOURCE_DIR}/common/result_line.c
+                                ${CMAKE_CURRENT_SOURCE_DIR}/common/summary.c)
+target_include_directories(lab_threads_unit PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+target_compile_definitions(lab_threads_unit PRIVATE _GNU_SOURCE)
+target_compile_options(lab_threads_unit PRIVATE ${RTMEM_WARNINGS})
+target_link_libraries(lab_threads_unit PRIVATE m)
+add_test(NAME lab.threads.unit COMMAND lab_threads_unit)

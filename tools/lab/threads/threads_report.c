@@ -1,0 +1,633 @@
+// SPDX-License-Identifier: MIT
+/*
+ * threads_report.c -- what `rtmem bench threads` prints and writes: per
+ * benchmark, thread count and allocator the min / median / spread of clean
+ * runs (summary.h), peak RSS beside, the speed-up over glibc, every run left
+ * out and why, and the verdicts on the malloc targets.
+ *
+ * Statistics use clean runs only (tr_clean()); a run that is not clean is
+ * still listed with its reason, so nothing disappears. Every verdict is
+ * computed from medians measured in this same invocation, never from a
+ * stored figure. A verdict that cannot be computed says "n/a" and why (the
+ * drop-in not built, a peer not installed, no clean run), never PASS.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "threads/threads.h"
+
+/* --- statistics --------------------------------------------------------------- */
+
+static lab_status cell_status(const tr_row *row, const tr_cell *c, uint64_t runs)
+{
+    if (row->missing)
+        return row->kind == TR_KIND_DROPIN ? LAB_NOT_BUILT : LAB_NOT_INSTALLED;
+    int error = 0, invalid = 0, refused = 0;
+    for (uint64_t i = 0; i < runs; i++) {
+        const tr_result *r = &c->runs[i];
+        error |= !r->ok || !r->heap_ok || r->corrupt != 0;
+        invalid |= r->ok && !r->valid;
+        refused |= r->refused != 0;
+    }
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
+}
+
+/* Which of two statuses a row shows: the graver one. */
+static lab_status graver(lab_status a, lab_status b)
+{
+    static const int rank[LAB_NSTATUS] = {
+        [LAB_OK] = 0,      [LAB_NOT_INSTALLED] = 5, [LAB_NOT_BUILT] = 5,
+        [LAB_INVALID] = 3, [LAB_ERROR] = 4,         [LAB_REFUSED] = 2};
+    return rank[b] > rank[a] ? b : a;
+}
+
+typedef double (*metric)(const tr_result *r);
+static double m_wall_ms(const tr_result *r) { return r->wall_ns / 1e6; }
+static double m_malloc_ms(const tr_result *r) { return r->malloc_ns / 1e6; }
+static double m_free_ms(const tr_result *r) { return r->free_ns / 1e6; }
+static double m_sum_ms(const tr_result *r) { return (r->malloc_ns + r->free_ns) / 1e6; }
+static double m_rss_mib(const tr_result *r) { return (double)r->maxrss_kb / 1024.0; }
+static double m_ns_per_block(const tr_result *r)
+{
+    return r->blocks ? r->wall_ns / (double)r->blocks : NAN;
+}
+static double m_mblocks_per_s(const tr_result *r)
+{
+    return r->wall_ns > 0 ? (double)r->blocks / r->wall_ns * 1e3 : NAN;
+}
+
+/* The summary of one metric over the clean runs (v: scratch, runs long). */
+static summary over_clean(const tr_cell *c, uint64_t runs, metric m, double *v)
+{
+    size_t n = 0;
+    for (uint64_t i = 0; i < runs; i++)
+        if (tr_clean(&c->runs[i]))
+            v[n++] = m(&c->runs[i]);
+    return summarize(v, n);
+}
+
+static void summarise_cell(const tr_row *row, tr_cell *c, uint64_t runs, double *v)
+{
+    c->status = cell_status(row, c, runs);
+    c->clean = c->refused = 0;
+    for (uint64_t i = 0; !row->missing && i < runs; i++) {
+        c->clean += tr_clean(&c->runs[i]) ? 1u : 0u;
+        c->refused += c->runs[i].refused;
+    }
+    if (row->missing)
+        return;
+    c->wall_ms = over_clean(c, runs, m_wall_ms, v);
+    c->malloc_ms = over_clean(c, runs, m_malloc_ms, v);
+    c->free_ms = over_clean(c, runs, m_free_ms, v);
+    c->sum_ms = over_clean(c, runs, m_sum_ms, v);
+    c->rss_mib = over_clean(c, runs, m_rss_mib, v);
+    c->ns_per_block = over_clean(c, runs, m_ns_per_block, v);
+    c->mblocks_per_s = over_clean(c, runs, m_mblocks_per_s, v);
+}
+
+void tr_summarise(tr_bench *b)
+{
+    const threads_opts *o = b->o;
+    double *v = calloc((size_t)o->runs, sizeof *v);
+    for (size_t i = 0; i < b->nrows && v != NULL; i++) {
+        tr_row *row = &b->rows[i];
+        row->status = LAB_OK;
+        for (int k = 0; k < TR_NBENCH; k++)
+            for (size_t ci = 0; o->bench_on[k] && ci < o->ncounts; ci++) {
+                summarise_cell(row, &row->cell[k][ci], o->runs, v);
+                row->status = graver(row->status, row->cell[k][ci].status);
+            }
+    }
+    free(v);
+}
+
+int tr_method_failed(const tr_bench *b)
+{
+    for (size_t i = 0; i < b->nrows; i++) {
+        const tr_row *row = &b->rows[i];
+        /* A locked heap runs in the lab's own code: its failure is ours. A
+         * preloaded malloc's (the drop-in's included: it cannot even load
+         * under a sanitizer build) is reported in its row and verdicts. */
+        if (row->kind == TR_KIND_LOCKED && (row->status == LAB_ERROR || row->status == LAB_INVALID))
+            return 1;
+        /* A block that arrives changed is far likelier the queue's fault
+         * than a mature allocator's: the method failed, whichever row. */
+        for (int k = 0; !row->missing && k < TR_NBENCH; k++)
+            for (size_t ci = 0; b->o->bench_on[k] && ci < b->o->ncounts; ci++)
+                for (uint64_t r = 0; r < b->o->runs; r++)
+                    if (row->cell[k][ci].runs[r].corrupt != 0)
+                        return 1;
+    }
+    return 0;
+}
+
+static const tr_row *find_row(const tr_bench *b, const char *name)
+{
+    for (size_t i = 0; i < b->nrows; i++)
+        if (strcmp(b->rows[i].name, name) == 0)
+            return &b->rows[i];
+    return NULL;
+}
+
+/* The headline value of a cell: seed002 wall ms, pc ns per block. */
+static summary headline(const tr_cell *c, int bench)
+{
+    return bench == TR_SEED ? c->wall_ms : c->ns_per_block;
+}
+
+/* --- verdicts ------------------------------------------------------------------ */
+
+enum target { T_GLIBC, T_MIMALLOC, T_RSS, T_COUNT };
+
+static const struct target_def {
+    const char *key, *text, *peer;
+    double limit; /* the ratio must be >= limit (T_GLIBC) or <= limit */
+    int benches;  /* bit k: judged on benchmark k */
+} targets[T_COUNT] = {
+    {"speed_vs_glibc", "rtmem >= 3x faster than glibc (seed002 wall time: glibc / rtmem >= 3)",
+     "glibc", 3.0, 1 << TR_SEED},
+    {"speed_vs_mimalloc",
+     "rtmem at least as fast as mimalloc (seed002 wall time, pc ns/block: rtmem / mimalloc <= 1)",
+     "mimalloc", 1.0, (1 << TR_SEED) | (1 << TR_PC)},
+    {"rss_vs_mimalloc",
+     "rtmem peak RSS within 1.2x mimalloc's (pc; seed002 under --seed-write: rtmem / mimalloc <= "
+     "1.2)",
+     "mimalloc", 1.2, (1 << TR_SEED) | (1 << TR_PC)},
+};
+
+/* Whether target t is judged on benchmark k in this run. Peak RSS is not
+ * judged on seed002 when its blocks are not written: an allocator whose
+ * metadata lives outside its blocks would never fault their pages in and
+ * pass for small (threads.h). */
+static int judged_on(const tr_bench *b, enum target t, int k)
+{
+    if (!(targets[t].benches >> k & 1) || !b->o->bench_on[k])
+        return 0;
+    return !(t == T_RSS && k == TR_SEED && !b->o->seed_write);
+}
+
+typedef struct verdict {
+    double ratio;      /* NAN when not computable */
+    const char *value; /* "PASS", "FAIL" or "n/a"  */
+    char detail[160];  /* why n/a, or the figures  */
+} verdict;
+
+/* Digits after the point that keep three significant ones up to 100. */
+static int decimals(double v) { return v >= 100 ? 0 : v >= 10 ? 1 : v >= 1 ? 2 : 3; }
+
+/* Why a row cannot be judged, or NULL when it has a median. */
+static const char *unusable(const tr_row *row, const tr_cell *c, char *buf, size_t n)
+{
+    if (row == NULL)
+        return "not in --allocators";
+    if (row->missing)
+        return row->kind == TR_KIND_DROPIN ? "not built" : "not installed";
+    if (c->clean == 0) {
+        snprintf(buf, n, "no clean run: %s", lab_status_name(c->status));
+        return buf;
+    }
+    return NULL;
+}
+
+static verdict judge(const tr_bench *b, enum target t, int bench, size_t ci)
+{
+    const struct target_def *d = &targets[t];
+    const tr_row *me = find_row(b, "rtmem"), *other = find_row(b, d->peer);
+    verdict v = {NAN, "n/a", ""};
+    char b1[64], b2[64];
+    const char *why_me = unusable(me, me ? &me->cell[bench][ci] : NULL, b1, sizeof b1);
+    const char *why_peer = unusable(other, other ? &other->cell[bench][ci] : NULL, b2, sizeof b2);
+    if (why_me != NULL || why_peer != NULL) {
+        if (why_me != NULL)
+            snprintf(v.detail, sizeof v.detail, "rtmem %s", why_me);
+        else
+            snprintf(v.detail, sizeof v.detail, "%s %s", d->peer, why_peer);
+        return v;
+    }
+    const tr_cell *cm = &me->cell[bench][ci], *cp = &other->cell[bench][ci];
+    double mine = t == T_RSS ? cm->rss_mib.median : headline(cm, bench).median;
+    double theirs = t == T_RSS ? cp->rss_mib.median : headline(cp, bench).median;
+    v.ratio = t == T_GLIBC ? tr_ratio(theirs, mine) : tr_ratio(mine, theirs);
+    if (isnan(v.ratio)) {
+        snprintf(v.detail, sizeof v.detail, "ratio not computable (%g, %g)", mine, theirs);
+        return v;
+    }
+    int pass = t == T_GLIBC ? v.ratio >= d->limit : v.ratio <= d->limit;
+    v.value = pass ? "PASS" : "FAIL";
+    const char *unit = t == T_RSS ? "MiB" : bench == TR_SEED ? "ms" : "ns/block";
+    snprintf(v.detail, sizeof v.detail, "rtmem %.*f %s, %s %.*f %s: ratio %.3f %s %.1f",
+             decimals(mine), mine, unit, d->peer, decimals(theirs), theirs, unit, v.ratio,
+             t == T_GLIBC ? ">=" : "<=", d->limit);
+    return v;
+}
+
+/* A target over all its lines: FAIL if any fails, PASS if all pass, else
+ * n/a with the first reason. */
+static verdict judge_overall(const tr_bench *b, enum target t)
+{
+    verdict all = {NAN, "PASS", ""};
+    int lines = 0, na = 0;
+    for (int k = 0; k < TR_NBENCH; k++)
+        for (size_t ci = 0; judged_on(b, (enum target)t, k) && ci < b->o->ncounts; ci++) {
+            verdict v = judge(b, t, k, ci);
+            lines++;
+            if (strcmp(v.value, "FAIL") == 0)
+                all.value = "FAIL";
+            else if (strcmp(v.value, "n/a") == 0 && na++ == 0)
+                snprintf(all.detail, sizeof all.detail, "%s", v.detail);
+        }
+    if (lines == 0) {
+        all.value = "n/a";
+        snprintf(all.detail, sizeof all.detail, "its benchmark was not run (--bench)");
+    } else if (na > 0 && strcmp(all.value, "PASS") == 0) {
+        all.value = "n/a";
+    }
+    return all;
+}
+
+/* --- text ----------------------------------------------------------------------- */
+
+static void print_header(const tr_bench *b)
+{
+    const threads_opts *o = b->o;
+    printf("== rtmem bench threads: the tcmalloc-style pool benchmark (seed002) and "
+           "producer/consumer\n");
+    machine_print(stdout, &b->m);
+    printf("%s\n", b->rt_note);
+    printf("threads/pairs %s; %llu interleaved runs per measurement, each a child process\n",
+           o->threads_text, (unsigned long long)o->runs);
+    if (o->bench_on[TR_SEED])
+        printf("seed002: N threads x %llu rounds x %llu allocations of (16+i)%%8192+1 bytes, "
+               "then frees in order (%s)\n",
+               (unsigned long long)o->rounds, (unsigned long long)o->ntimes,
+               o->seed_write ? "--seed-write: every byte written in the timed loop"
+                             : "blocks not written, as in the original; RSS not judged on it");
+    if (o->bench_on[TR_PC])
+        printf("pc: N producers + N consumers, %llu blocks per producer, sizes [%u, %u] "
+               "(seed %llu), every byte written, queue of %u; every free is remote\n",
+               (unsigned long long)o->pc_blocks, TR_PC_MIN, TR_PC_MAX, (unsigned long long)o->seed,
+               TR_PC_QUEUE);
+    printf("locked:<heap>: %s\n", b->locked_impl);
+    if (b->env_note[0])
+        printf("%s\n", b->env_note);
+}
+
+/* The first run that completed, for the library's self-description. */
+static const tr_result *first_ok(const tr_bench *b, const tr_row *row)
+{
+    for (int k = 0; k < TR_NBENCH; k++)
+        for (size_t ci = 0; !row->missing && b->o->bench_on[k] && ci < b->o->ncounts; ci++)
+            for (uint64_t i = 0; i < b->o->runs; i++)
+                if (row->cell[k][ci].runs[i].ok)
+                    return &row->cell[k][ci].runs[i];
+    return NULL;
+}
+
+static void print_allocators(const tr_bench *b)
+{
+    printf("\nallocators:\n");
+    for (size_t i = 0; i < b->nrows; i++) {
+        const tr_row *row = &b->rows[i];
+        const tr_result *any = first_ok(b, row);
+        printf("  %-14s %-13s", row->name, lab_status_name(row->status));
+        if (row->kind == TR_KIND_LOCKED)
+            printf(" rtm heap \"%s\" behind a lock, in the child", row->name + 7);
+        else if (row->missing && row->kind == TR_KIND_DROPIN)
+            printf(" (librtmem-malloc.so not found beside this program)");
+        else if (row->missing)
+            printf(" (no library found)");
+        else if (row->lib[0] != '\0')
+            printf(" LD_PRELOAD=%s", row->lib);
+        else if (any != NULL)
+            printf(" %s", any->from);
+        if (any != NULL && any->version[0] != '\0')
+            printf(" [%s]", any->version);
+        printf("\n");
+    }
+}
+
+static void print_stat(const summary *s, const char *fmt_num, const char *fmt_dash)
+{
+    if (s->n > 0)
+        printf(fmt_num, s->median);
+    else
+        printf(fmt_dash, "-");
+}
+
+/* Speed-up over glibc: glibc's median / this one's (> 1: faster). */
+static void print_vs_glibc(const tr_bench *b, const tr_cell *c, int bench, size_t ci)
+{
+    const tr_row *g = find_row(b, "glibc");
+    double x = NAN;
+    if (g != NULL && !g->missing && c->clean > 0)
+        x = tr_ratio(headline(&g->cell[bench][ci], bench).median, headline(c, bench).median);
+    if (isnan(x))
+        printf(" %7s", "-");
+    else
+        printf(" %6.2fx", x);
+}
+
+static void print_seed_row(const tr_bench *b, const tr_row *row, size_t ci)
+{
+    const tr_cell *c = &row->cell[TR_SEED][ci];
+    printf("%7zu  %-14s %-13s", b->o->counts[ci], row->name, lab_status_name(c->status));
+    if (c->clean > 0)
+        printf(" %9.1f %9.1f %6.2f", c->wall_ms.median, c->wall_ms.min, c->wall_ms.spread);
+    else
+        printf(" %9s %9s %6s", "-", "-", "-");
+    print_stat(&c->malloc_ms, " %10.1f", " %10s");
+    print_stat(&c->free_ms, " %9.1f", " %9s");
+    print_stat(&c->sum_ms, " %9.1f", " %9s");
+    print_stat(&c->rss_mib, " %8.1f", " %8s");
+    print_vs_glibc(b, c, TR_SEED, ci);
+    printf(" %3zu/%-3llu\n", c->clean, (unsigned long long)b->o->runs);
+}
+
+static void print_seed(const tr_bench *b)
+{
+    printf("\nseed002: wall time (ms: median, min, spread max/min), the original's malloc and free "
+           "times\n(ms: sums over threads and rounds, medians), peak RSS (MiB, median), "
+           "speed-up over glibc (wall)\n");
+    printf("%7s  %-14s %-13s %9s %9s %6s %10s %9s %9s %8s %7s %7s\n", "threads", "allocator",
+           "status", "wall med", "wall min", "spread", "malloc med", "free med", "m+f med",
+           "RSS MiB", "x glibc", "clean");
+    for (size_t ci = 0; ci < b->o->ncounts; ci++)
+        for (size_t i = 0; i < b->nrows; i++)
+            print_seed_row(b, &b->rows[i], ci);
+}
+
+static void print_pc_row(const tr_bench *b, const tr_row *row, size_t ci)
+{
+    const tr_cell *c = &row->cell[TR_PC][ci];
+    printf("%5zu  %-14s %-13s", b->o->counts[ci], row->name, lab_status_name(c->status));
+    if (c->clean > 0)
+        printf(" %9.1f %9.1f %6.2f", c->ns_per_block.median, c->ns_per_block.min,
+               c->ns_per_block.spread);
+    else
+        printf(" %9s %9s %6s", "-", "-", "-");
+    print_stat(&c->mblocks_per_s, " %9.2f", " %9s");
+    print_stat(&c->rss_mib, " %8.1f", " %8s");
+    print_vs_glibc(b, c, TR_PC, ci);
+    printf(" %3zu/%-3llu\n", c->clean, (unsigned long long)b->o->runs);
+}
+
+static void print_pc(const tr_bench *b)
+{
+    printf("\npc: ns per block (wall / blocks: median, min, spread), throughput (million "
+           "blocks/s, median),\npeak RSS (MiB, median), speed-up over glibc\n");
+    printf("%5s  %-14s %-13s %9s %9s %6s %9s %8s %7s %7s\n", "pairs", "allocator", "status",
+           "ns/b med", "ns/b min", "spread", "Mblk/s", "RSS MiB", "x glibc", "clean");
+    for (size_t ci = 0; ci < b->o->ncounts; ci++)
+        for (size_t i = 0; i < b->nrows; i++)
+            print_pc_row(b, &b->rows[i], ci);
+}
+
+static void print_run_problem(const tr_result *r)
+{
+    if (!r->ok)
+        printf("error: %s\n", r->why);
+    else if (!r->valid)
+        printf("invalid: %s\n", r->why);
+    else if (!r->heap_ok)
+        printf("heap check failed: %s\n", r->why);
+    else if (r->corrupt != 0)
+        printf("%llu blocks arrived corrupted\n", (unsigned long long)r->corrupt);
+    else
+        printf("%llu allocations refused (not comparable: a NULL is not a fast allocation)\n",
+               (unsigned long long)r->refused);
+}
+
+static void print_problems(const tr_bench *b)
+{
+    int any = 0;
+    for (size_t i = 0; i < b->nrows; i++)
+        for (int k = 0; !b->rows[i].missing && k < TR_NBENCH; k++)
+            for (size_t ci = 0; b->o->bench_on[k] && ci < b->o->ncounts; ci++)
+                for (uint64_t run = 0; run < b->o->runs; run++) {
+                    const tr_result *r = &b->rows[i].cell[k][ci].runs[run];
+                    if (tr_clean(r))
+                        continue;
+                    if (!any)
+                        printf("\nruns left out of the statistics:\n");
+                    any = 1;
+                    printf("  %s %s %zu run %llu: ", b->rows[i].name, tr_bench_names[k],
+                           b->o->counts[ci], (unsigned long long)run + 1);
+                    print_run_problem(r);
+                }
+}
+
+static void print_verdicts(const tr_bench *b)
+{
+    printf("\ntargets (from medians of this run):\n");
+    for (int t = 0; t < T_COUNT; t++) {
+        verdict all = judge_overall(b, (enum target)t);
+        printf("  %s: %s%s%s%s\n", targets[t].text, all.value, all.detail[0] ? " (" : "",
+               all.detail, all.detail[0] ? ")" : "");
+        for (int k = 0; k < TR_NBENCH; k++)
+            for (size_t ci = 0; judged_on(b, (enum target)t, k) && ci < b->o->ncounts; ci++) {
+                verdict v = judge(b, (enum target)t, k, ci);
+                printf("    %-7s %zu %-7s: %-4s (%s)\n", tr_bench_names[k], b->o->counts[ci],
+                       k == TR_SEED ? "threads" : "pairs", v.value, v.detail);
+            }
+    }
+}
+
+void tr_print(const tr_bench *b)
+{
+    print_header(b);
+    print_allocators(b);
+    if (b->o->bench_on[TR_SEED])
+        print_seed(b);
+    if (b->o->bench_on[TR_PC])
+        print_pc(b);
+    print_problems(b);
+    print_verdicts(b);
+    fflush(stdout);
+}
+
+/* --- JSON ----------------------------------------------------------------------- */
+
+static void json_summary(json *j, const char *key, const summary *s)
+{
+    if (s->n == 0) {
+        json_null(j, key);
+        return;
+    }
+    json_obj(j, key);
+    json_num(j, "min", s->min);
+    json_num(j, "median", s->median);
+    json_num(j, "max", s->max);
+    json_num(j, "mean", s->mean);
+    json_num(j, "spread", s->spread);
+    json_obj_end(j);
+}
+
+static void json_run(json *j, const tr_result *r, int bench, uint64_t run)
+{
+    json_obj(j, NULL);
+    json_u64(j, "run", run + 1);
+    json_bool(j, "ok", r->ok);
+    json_bool(j, "valid", r->valid);
+    json_bool(j, "clean", tr_clean(r));
+    json_str(j, "why", r->why);
+    json_num(j, "wall_ms", r->ok ? r->wall_ns / 1e6 : NAN);
+    if (bench == TR_SEED) {
+        json_num(j, "malloc_ms", r->ok ? r->malloc_ns / 1e6 : NAN);
+        json_num(j, "free_ms", r->ok ? r->free_ns / 1e6 : NAN);
+    } else {
+        json_num(j, "ns_per_block", r->ok ? m_ns_per_block(r) : NAN);
+        json_u64(j, "corrupt", r->corrupt);
+    }
+    json_u64(j, "blocks", r->blocks);
+    json_u64(j, "refused", r->refused);
+    json_u64(j, "peak_rss_kb", r->maxrss_kb);
+    json_u64(j, "start_rss_kb", r->rss_start_kb);
+    if (r->region != 0)
+        json_u64(j, "region_bytes", r->region);
+    json_obj_end(j);
+}
+
+static void json_cell(json *j, const tr_bench *b, const tr_row *row, int bench, size_t ci)
+{
+    const tr_cell *c = &row->cell[bench][ci];
+    json_obj(j, NULL);
+    json_u64(j, "threads", b->o->counts[ci]);
+    json_str(j, "status", lab_status_name(c->status));
+    json_u64(j, "clean_runs", c->clean);
+    json_u64(j, "refused", c->refused);
+    json_summary(j, "wall_ms", &c->wall_ms);
+    if (bench == TR_SEED) {
+        json_summary(j, "malloc_ms", &c->malloc_ms);
+        json_summary(j, "free_ms", &c->free_ms);
+        json_summary(j, "malloc_plus_free_ms", &c->sum_ms);
+    } else {
+        json_summary(j, "ns_per_block", &c->ns_per_block);
+        json_summary(j, "mblocks_per_s", &c->mblocks_per_s);
+    }
+    json_summary(j, "peak_rss_mib", &c->rss_mib);
+    json_arr(j, "runs");
+    for (uint64_t run = 0; !row->missing && run < b->o->runs; run++)
+        json_run(j, &c->runs[run], bench, run);
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+static const char *kind_name(enum tr_kind k)
+{
+    return k == TR_KIND_PEER ? "peer" : k == TR_KIND_DROPIN ? "drop-in" : "locked";
+}
+
+static void json_row(json *j, const tr_bench *b, const tr_row *row)
+{
+    json_obj(j, NULL);
+    json_str(j, "name", row->name);
+    json_str(j, "kind", kind_name(row->kind));
+    json_str(j, "status", lab_status_name(row->status));
+    json_str(j, "library", row->lib[0] ? row->lib : NULL);
+    const tr_result *any = first_ok(b, row);
+    json_str(j, "version", any != NULL && any->version[0] ? any->version : NULL);
+    json_str(j, "malloc_from", any != NULL && any->from[0] ? any->from : NULL);
+    for (int k = 0; k < TR_NBENCH; k++) {
+        if (!b->o->bench_on[k])
+            continue;
+        json_arr(j, tr_bench_names[k]);
+        for (size_t ci = 0; ci < b->o->ncounts; ci++)
+            json_cell(j, b, row, k, ci);
+        json_arr_end(j);
+    }
+    json_obj_end(j);
+}
+
+static void json_params(json *j, const tr_bench *b)
+{
+    const threads_opts *o = b->o;
+    json_obj(j, "params");
+    json_arr_inline(j, "threads");
+    for (size_t i = 0; i < o->ncounts; i++)
+        json_u64(j, NULL, o->counts[i]);
+    json_arr_end(j);
+    json_arr_inline(j, "benchmarks");
+    for (int k = 0; k < TR_NBENCH; k++)
+        if (o->bench_on[k])
+            json_str(j, NULL, tr_bench_names[k]);
+    json_arr_end(j);
+    json_u64(j, "ntimes", o->ntimes);
+    json_u64(j, "rounds", o->rounds);
+    json_u64(j, "runs", o->runs);
+    json_u64(j, "pc_blocks", o->pc_blocks);
+    json_u64(j, "pc_min_size", TR_PC_MIN);
+    json_u64(j, "pc_max_size", TR_PC_MAX);
+    json_u64(j, "pc_queue", TR_PC_QUEUE);
+    json_u64(j, "seed", o->seed);
+    json_bool(j, "quick", o->quick);
+    json_bool(j, "seed_write", o->seed_write);
+    json_obj_end(j);
+}
+
+static void json_definitions(json *j, const tr_bench *b)
+{
+    json_obj(j, "definitions");
+    json_str(j, "malloc_time",
+             "seed002: sum over threads and rounds of the elapsed time (CLOCK_MONOTONIC) of "
+             "each thread's allocation loop of ntimes calls (the original's malloc_costtime)");
+    json_str(j, "free_time", "seed002: the same sum for the free loops (free_costtime)");
+    json_str(j, "wall_time",
+             "from releasing all threads at once (after their untimed setup) to the last join");
+    json_str(j, "ns_per_block", "pc: wall time / blocks passed from producers to consumers");
+    json_str(j, "peak_rss", "getrusage(RUSAGE_SELF) ru_maxrss of the child at its end");
+    json_str(j, "statistics", "min, median, max, mean, spread (max/min) over clean runs");
+    json_str(j, "locked_heap", b->locked_impl);
+    json_obj_end(j);
+}
+
+static void json_verdicts(json *j, const tr_bench *b)
+{
+    json_arr(j, "verdicts");
+    for (int t = 0; t < T_COUNT; t++) {
+        verdict all = judge_overall(b, (enum target)t);
+        json_obj(j, NULL);
+        json_str(j, "target", targets[t].key);
+        json_str(j, "text", targets[t].text);
+        json_num(j, "limit", targets[t].limit);
+        json_str(j, "verdict", all.value);
+        json_str(j, "detail", all.detail);
+        json_arr(j, "lines");
+        for (int k = 0; k < TR_NBENCH; k++)
+            for (size_t ci = 0; judged_on(b, (enum target)t, k) && ci < b->o->ncounts; ci++) {
+                verdict v = judge(b, (enum target)t, k, ci);
+                json_obj(j, NULL);
+                json_str(j, "benchmark", tr_bench_names[k]);
+                json_u64(j, "threads", b->o->counts[ci]);
+                json_num(j, "ratio", v.ratio);
+                json_str(j, "verdict", v.value);
+                json_str(j, "detail", v.detail);
+                json_obj_end(j);
+            }
+        json_arr_end(j);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+int tr_write_json(const tr_bench *b, const char *path)
+{
+    json j;
+    if (json_open(&j, path) != 0)
+        return -1;
+    json_str(&j, "tool", "rtmem");
+    json_str(&j, "command", "bench threads");
+    json_u64(&j, "schema_version", 1);
+    machine_json(&j, &b->m);
+    json_str(&j, "rt_setup", b->rt_note);
+    json_params(&j, b);
+    json_definitions(&j, b);
+    json_arr(&j, "allocators");
+    for (size_t i = 0; i < b->nrows; i++)
+        json_row(&j, b, &b->rows[i]);
+    json_arr_end(&j);
+    json_verdicts(&j, b);
+    return json_close(&j);
+}

@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.c -- `rtmem trace stats FILE` and `rtmem trace dump FILE`: what a
+ * recorded trace holds, as tables (and JSON, docs/schema/trace_stats.schema.json)
+ * or one line per call. The numbers come from trace_stats.c; this file only
+ * parses options and prints.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+#include "common/opts.h"
+#include "trace/trace_cli.h"
+
+#define RT_NONE "none: trace stats only reads the file"
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: rtmem trace stats FILE [--json F]\n"
+               "       rtmem trace dump FILE [--limit N]\n"
+               "\n"
+               "stats: calls by operation and thread, requested sizes (power-of-two\n"
+               "buckets), bytes allocated, the peak of live requested bytes and blocks, and\n"
+               "what is still live at the end of the trace.\n"
+               "dump: one line per call in call order (sequence number): index, thread,\n"
+               "time (ns since the start), operation, size, alignment, block ids.\n"
+               "\n"
+               "  --json F     stats: also write the figures as JSON (docs/RESULTS.md)\n"
+               "  --limit N    dump: the first N calls only\n"
+               "  --help       this text\n"
+               "\n"
+               "FILE is a trace written by `rtmem record` (format: docs/TRACE.md). A bad\n"
+               "file is reported with the byte offset of what is wrong, exit status 1.\n");
+}
+
+static void print_stats(const char *path, const trace *t, const trace_stats *s)
+{
+    char b1[32], b2[32], b3[32];
+    printf("trace: %s (program %.24s, pid %u, format version %u)\n", path, t->hdr.program,
+           t->hdr.pid, t->hdr.version);
+    printf("calls: %zu over %.3f s, %u thread%s, %llu refused to the program\n\n", t->n,
+           (double)s->duration_ns / 1e9, t->nthreads, t->nthreads == 1 ? "" : "s",
+           (unsigned long long)s->failed);
+    printf("%-16s %12s\n", "operation", "calls");
+    for (unsigned op = 1; op < TOP_COUNT; op++)
+        if (s->calls[op] != 0)
+            printf("%-16s %12llu\n", trace_op_name(op), (unsigned long long)s->calls[op]);
+    printf("\n%-24s %12s\n", "requested size", "requests");
+    for (unsigned k = 0; k < TRACE_SIZE_BUCKETS; k++) {
+        if (s->size_hist[k] == 0)
+            continue;
+        char range[64];
+        if (k == 0)
+            snprintf(range, sizeof range, "0");
+        else
+            snprintf(range, sizeof range, "[%llu, %llu]", 1ull << (k - 1),
+                     k == 64 ? ~0ull : (1ull << k) - 1);
+        printf("%-24s %12llu\n", range, (unsigned long long)s->size_hist[k]);
+    }
+    printf("\npeak live: %s (%llu bytes) at call %llu, %llu blocks at most\n",
+           trace_cli_bytes(s->peak_live_bytes, b1, sizeof b1),
+           (unsigned long long)s->peak_live_bytes, (unsigned long long)s->peak_at,
+           (unsigned long long)s->peak_live_blocks);
+    printf("allocated: %s in total, largest request %llu bytes\n",
+           trace_cli_bytes(s->allocated_bytes, b2, sizeof b2),
+           (unsigned long long)s->largest_request);
+    printf("live at the end: %s in %llu blocks\n",
+           trace_cli_bytes(s->end_live_bytes, b3, sizeof b3),
+           (unsigned long long)s->end_live_blocks);
+    printf("\n%-8s %12s\n", "thread", "calls");
+    for (unsigned i = 0; i < t->nthreads; i++)
+        printf("%-8u %12llu\n", i, (unsigned long long)s->thread_calls[i]);
+}
+
+static int write_json(const char *out, const char *path, const trace *t, const trace_stats *s)
+{
+    json j;
+    if (trace_cli_json_open(&j, "trace stats", out, RT_NONE) != 0)
+        return -1;
+    json_str(&j, "file", path);
+    json_str(&j, "program", t->hdr.program);
+    json_u64(&j, "format_version", t->hdr.version);
+    json_u64(&j, "calls", t->n);
+    json_u64(&j, "threads", t->nthreads);
+    json_u64(&j, "duration_ns", s->duration_ns);
+    json_u64(&j, "refused_to_program", s->failed);
+    json_obj(&j, "operations");
+    for (unsigned op = 1; op < TOP_COUNT; op++)
+        json_u64(&j, trace_op_name(op), s->calls[op]);
+    json_obj_end(&j);
+    json_arr(&j, "thread_calls");
+    for (unsigned i = 0; i < t->nthreads; i++)
+        json_u64(&j, NULL, s->thread_calls[i]);
+    json_arr_end(&j);
+    json_arr(&j, "size_histogram");
+    for (unsigned k = 0; k < TRACE_SIZE_BUCKETS; k++) {
+        if (s->size_hist[k] == 0)
+            continue;
+        json_obj(&j, NULL);
+        json_u64(&j, "min", k == 0 ? 0 : 1ull << (k - 1));
+        json_u64(&j, "max", k == 0 ? 0 : k == 64 ? ~0ull : (1ull << k) - 1);
+        json_u64(&j, "count", s->size_hist[k]);
+        json_obj_end(&j);
+    }
+    json_arr_end(&j);
+    json_u64(&j, "allocated_bytes", s->allocated_bytes);
+    json_u64(&j, "largest_request", s->largest_request);
+    json_u64(&j, "peak_live_bytes", s->peak_live_bytes);
+    json_u64(&j, "peak_live_blocks", s->peak_live_blocks);
+    json_u64(&j, "peak_at_call", s->peak_at);
+    json_u64(&j, "end_live_bytes", s->end_live_bytes);
+    json_u64(&j, "end_live_blocks", s->end_live_blocks);
+    return json_close(&j);
+}
+
+static void dump(const trace *t, uint64_t limit)
+{
+    printf("%10s %6s %14s %-14s %12s %5s %10s %10s\n", "call", "thread", "t_ns", "operation",
+           "size", "align", "id", "old_id");
+    for (size_t i = 0; i < t->n && i < limit; i++) {
+        const trace_op_rec *o = &t->ops[i];
+        printf("%10zu %6u %14llu %-14s %12llu %5llu %10u %10u\n", i, o->thread,
+               (unsigned long long)o->t_ns, trace_op_name(o->op), (unsigned long long)o->size,
+               o->align_log2 ? 1ull << o->align_log2 : 0ull, o->id, o->old_id);
+    }
+}
+
+int trace_main(int argc, char **argv)
+{
+    const char *cmd = "trace";
+    if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
+        usage(stdout);
+        return 0;
+    }
+    int is_stats = argc >= 2 && strcmp(argv[1], "stats") == 0;
+    int is_dump = argc >= 2 && strcmp(argv[1], "dump") == 0;
+    if (!is_stats && !is_dump) {
+        opts_error(cmd, argc < 2 ? "which? (stats or dump)" : "unknown subcommand '%s'",
+                   argc < 2 ? "" : argv[1]);
+        usage(stderr);
+        return 2;
+    }
+    argc--;
+    argv++;
+    argv[0] = (char *)(is_stats ? "trace stats" : "trace dump");
+    const char *path = trace_cli_take_file(&argc, argv);
+    const char *json_path = NULL;
+    uint64_t limit = UINT64_MAX;
+    opt_spec specs[] = {{"json", OPT_STR, &json_path, 0}, {"limit", OPT_U64, &limit, 0}};
+    int rc = opts_parse(argc, argv, specs, 2);
+    if (rc == OPTS_HELP) {
+        usage(stdout);
+        return 0;
+    }
+    if (rc == OPTS_OK && path == NULL)
+        opts_error(cmd, "no trace FILE given");
+    if (rc == OPTS_OK && ((is_stats && specs[1].set) || (is_dump && specs[0].set)))
+        opts_error(cmd, "--%s belongs to trace %s", is_stats ? "limit" : "json",
+                   is_stats ? "dump" : "stats");
+    if (rc != OPTS_OK || path == NULL || (is_stats && specs[1].set) || (is_dump && specs[0].set)) {
+        usage(stderr);
+        return 2;
+    }
+    trace t;
+    if (trace_cli_load(cmd, path, &t) != 0)
+        return 1;
+    if (is_dump) {
+        dump(&t, limit);
+        trace_free(&t);
+        return 0;
+    }
+    trace_stats s;
+    if (trace_stats_compute(&t, &s) != 0) {
+        opts_error(cmd, "out of memory");
+        trace_free(&t);
+        return 1;
+    }
+    print_stats(path, &t, &s);
+    int bad = json_path != NULL && write_json(json_path, path, &t, &s) != 0;
+    trace_stats_free(&s);
+    trace_free(&t);
+    return bad ? 1 : 0;
+}

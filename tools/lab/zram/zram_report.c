@@ -1,0 +1,462 @@
+// SPDX-License-Identifier: MIT
+/*
+ * zram_report.c -- what `rtmem bench zram` prints and writes (zram.h):
+ * per allocator and point the min and median ns per free+alloc pair over
+ * rounds, the refusals, and the memory efficiency (bytes stored / held).
+ *
+ * Text is a summary by size band of window starts (not one row per window):
+ * per band the mean of the windows' median times over windows without a
+ * refusal, how many windows were marked, and the mean efficiency; then the
+ * zram case alone. JSON has every point as parallel arrays per allocator, so
+ * the report draws the two figures (time vs x, efficiency vs x) with one
+ * plot() per allocator. A marked point never has a time (null; "R" in text).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/json.h"
+#include "common/summary.h"
+#include "zram/zram.h"
+
+/* --- statistics ----------------------------------------------------------- */
+
+static int point_ok(const zram_run *run, size_t i)
+{
+    return run->ran && run->valid && run->pts[i].done && run->pts[i].ok;
+}
+
+static lab_status status_of(const zram_row *row, uint64_t runs, size_t npts)
+{
+    if (row->missing)
+        return LAB_NOT_INSTALLED;
+    int error = 0, invalid = 0, refused = 0;
+    for (uint64_t r = 0; r < runs; r++) {
+        const zram_run *run = &row->runs[r];
+        error |= !run->ended;
+        invalid |= run->ran && !run->valid;
+        for (size_t i = 0; i < npts; i++) {
+            error |= run->pts[i].done && !run->pts[i].ok;
+            refused |= run->pts[i].refused != 0;
+        }
+    }
+    return error ? LAB_ERROR : invalid ? LAB_INVALID : refused ? LAB_REFUSED : LAB_OK;
+}
+
+/* One point over the rounds: time by sweep_cell_of (refused rounds are no
+ * time), efficiency as the median of the rounds that reported it. */
+static zram_cell cell_of(const zram_row *row, uint64_t runs, size_t i, double *buf)
+{
+    size_t n = (size_t)runs;
+    double *ns = buf, *eff = buf + n, *scratch = buf + 2 * n;
+    uint64_t refused[ZRAM_MAX_RUNS] = {0};
+    int ok[ZRAM_MAX_RUNS] = {0};
+    zram_cell c = {{NAN, NAN, 0, 0, 0}, NAN, 0, 0};
+    size_t ne = 0;
+    for (size_t r = 0; r < n; r++) {
+        const zram_run *run = &row->runs[r];
+        const zram_point *pt = &run->pts[i];
+        ok[r] = point_ok(run, i);
+        ns[r] = pt->ns_per_pair;
+        refused[r] = pt->refused;
+        if (!ok[r])
+            continue;
+        if (ne == 0) {
+            c.stored = pt->stored;
+            c.held = pt->held;
+        }
+        double e = zram_efficiency(pt->stored, pt->held);
+        if (isfinite(e))
+            eff[ne++] = e;
+    }
+    c.t = sweep_cell_of(ns, refused, ok, n, scratch);
+    if (ne != 0)
+        c.efficiency = summarize(eff, ne).median;
+    return c;
+}
+
+void zram_summarise(zram_bench *s)
+{
+    uint64_t runs = s->o->runs;
+    double *buf = calloc(3u * (size_t)runs + 3u, sizeof *buf);
+    for (size_t k = 0; k < s->nrows && buf != NULL; k++) {
+        zram_row *row = &s->rows[k];
+        row->status = status_of(row, runs, s->npts);
+        row->marked = row->bad = 0;
+        for (size_t i = 0; !row->missing && i < s->npts; i++) {
+            row->cells[i] = cell_of(row, runs, i, buf);
+            row->marked += row->cells[i].t.refused_runs != 0;
+            for (uint64_t r = 0; r < runs; r++)
+                row->bad += row->runs[r].pts[i].done && !row->runs[r].pts[i].ok;
+        }
+    }
+    free(buf);
+}
+
+/* --- text ----------------------------------------------------------------- */
+
+static void print_header(const zram_bench *s)
+{
+    const zram_opts *o = s->o;
+    machine_print(stdout, &s->m);
+    printf("== rtmem bench zram: the TLSF/xvmalloc/zsmalloc study's comparison, time and memory\n");
+    printf("slots %llu; windows [x, x+%u) for x = 0, %llu, ..., %llu (%zu windows, x = 0 from "
+           "[1, %u)) and the zram case\n",
+           (unsigned long long)o->slots, SWEEP_WIDTH, (unsigned long long)o->sweep_step,
+           (unsigned long long)sweep_window_at(o->sweep_step, s->nwin - 1).x, s->nwin, SWEEP_WIDTH);
+    printf("zram case: SYNTHETIC compressed-page sizes in [1, 4096], mean %.0f bytes (zram.h)\n",
+           zram_dist_mean());
+    printf("per point: fill (untimed), %llu timed replacements, drain; %llu interleaved rounds; "
+           "seed %llu\n",
+           (unsigned long long)o->iterations, (unsigned long long)o->runs,
+           (unsigned long long)o->seed);
+    printf("clock: %s\n", s->clock_text);
+    printf("region of every rtm heap and zsmalloc pool: %llu bytes, pre-faulted\n",
+           (unsigned long long)o->region);
+    printf(
+        "efficiency = bytes stored / bytes held; held: rtm heaps: 4 KiB pages holding live "
+        "blocks; zsmalloc: pages_used x 4096;\n  malloc peers: VmRSS growth over the baseline of "
+        "a child per point (includes their metadata and the free memory they keep)\n");
+    printf("%s\n", s->rt_note);
+    if (s->env_note[0])
+        printf("%s\n", s->env_note);
+    printf("wall time %.1f s\n", s->seconds);
+}
+
+static const zram_run *first_ran(const zram_row *row, uint64_t runs)
+{
+    for (uint64_t r = 0; !row->missing && r < runs; r++)
+        if (row->runs[r].ran)
+            return &row->runs[r];
+    return NULL;
+}
+
+static void print_allocators(const zram_bench *s)
+{
+    printf("\n%-10s %-13s %-13s %7s  %s\n", "allocator", "kind", "status", "marked", "library");
+    for (size_t i = 0; i < s->nrows; i++) {
+        const zram_row *row = &s->rows[i];
+        const zram_run *any = first_ran(row, s->o->runs);
+        printf("%-10s %-13s %-13s %7zu  ", row->name, zram_kind_name(row->kind),
+               lab_status_name(row->status), row->marked);
+        if (row->kind != ZK_MALLOC)
+            printf("(rtmem, linked in)");
+        else if (row->missing)
+            printf("(no library found)");
+        else
+            printf("%s", row->lib[0] ? row->lib : any != NULL ? any->from : "");
+        if (any != NULL && any->version[0] != '\0')
+            printf(" [%s]", any->version);
+        printf("\n");
+    }
+    printf("(marked: points with a refused allocation in some round)\n");
+}
+
+/* A band's cells of one row: mean time over unmarked windows, marked
+ * count, mean efficiency. */
+typedef struct band_stat {
+    double ns, eff;
+    size_t windows, marked;
+} band_stat;
+
+static band_stat band_of(const zram_bench *s, const zram_row *row, size_t band)
+{
+    band_stat b = {NAN, NAN, 0, 0};
+    double *t = calloc(s->nwin, sizeof *t), *e = calloc(s->nwin, sizeof *e);
+    unsigned char *keep = calloc(s->nwin, 1);
+    for (size_t i = 0; t && e && keep && i < s->nwin; i++) {
+        if (zram_xband_of(sweep_window_at(s->o->sweep_step, i).x) != band)
+            continue;
+        keep[i] = 1;
+        b.windows++;
+        b.marked += row->cells[i].t.refused_runs != 0;
+        t[i] = row->cells[i].t.refused_runs != 0 ? NAN : row->cells[i].t.median;
+        e[i] = row->cells[i].efficiency;
+    }
+    if (t && e && keep) {
+        b.ns = zram_mean_finite(t, keep, s->nwin, NULL);
+        b.eff = zram_mean_finite(e, keep, s->nwin, NULL);
+    }
+    free(t);
+    free(e);
+    free(keep);
+    return b;
+}
+
+static void band_label(size_t band, char *buf, size_t n)
+{
+    if (band + 1u == ZRAM_XBANDS)
+        snprintf(buf, n, "x>=%u", zram_xband_lo[band]);
+    else
+        snprintf(buf, n, "%u-%u", zram_xband_lo[band], zram_xband_lo[band + 1u] - 1u);
+}
+
+/* One text cell: which 0 time, 1 efficiency. */
+static void print_cell(const zram_row *row, double ns, double eff, size_t marked, size_t windows,
+                       int which)
+{
+    char buf[32];
+    if (row->missing)
+        snprintf(buf, sizeof buf, "n/i");
+    else if (which == 0 && marked != 0)
+        snprintf(buf, sizeof buf, "%sR%zu/%zu", isfinite(ns) ? "" : "", marked, windows);
+    else if (which == 0)
+        snprintf(buf, sizeof buf, isfinite(ns) ? "%.1f" : "-", ns);
+    else
+        snprintf(buf, sizeof buf, isfinite(eff) ? "%.1f%%" : "-", eff * 100.0);
+    if (which == 0 && marked != 0 && isfinite(ns)) /* some windows clean: their mean too */
+        snprintf(buf, sizeof buf, "%.0f R%zu/%zu", ns, marked, windows);
+    printf(" %12s", buf);
+}
+
+static void print_table(const zram_bench *s, int which)
+{
+    printf("\n%s\n%-12s",
+           which == 0 ? "ns per free+alloc pair: mean over the band's windows of the median "
+                        "over rounds (R m/n: m of n windows refused allocations, left out)"
+                      : "memory efficiency, bytes stored / bytes held, slots full: mean "
+                        "over the band's windows",
+           "x band");
+    for (size_t i = 0; i < s->nrows; i++)
+        printf(" %12s", s->rows[i].name);
+    printf("\n");
+    for (size_t band = 0; band < ZRAM_XBANDS; band++) {
+        char label[32];
+        band_label(band, label, sizeof label);
+        int any = 0;
+        for (size_t i = 0; i < s->nwin && !any; i++)
+            any = zram_xband_of(sweep_window_at(s->o->sweep_step, i).x) == band;
+        if (!any)
+            continue;
+        printf("%-12s", label);
+        for (size_t i = 0; i < s->nrows; i++) {
+            band_stat b = band_of(s, &s->rows[i], band);
+            print_cell(&s->rows[i], b.ns, b.eff, b.marked, b.windows, which);
+        }
+        printf("\n");
+    }
+    printf("%-12s", "zram case");
+    for (size_t i = 0; i < s->nrows; i++) {
+        const zram_cell *c = &s->rows[i].cells[s->nwin];
+        print_cell(&s->rows[i], c->t.median, c->efficiency, c->t.refused_runs != 0, 1, which);
+    }
+    printf("\n");
+}
+
+static void print_problems(const zram_bench *s)
+{
+    int header = 0;
+    for (size_t k = 0; k < s->nrows; k++) {
+        const zram_row *row = &s->rows[k];
+        for (uint64_t r = 0; !row->missing && r < s->o->runs; r++) {
+            const zram_run *run = &row->runs[r];
+            if (!run->ended || !run->valid) {
+                printf("%s  %s round %llu: %s: %s\n", header++ ? "" : "\nproblems:\n", row->name,
+                       (unsigned long long)r + 1, run->ran && !run->valid ? "invalid" : "error",
+                       run->why);
+            }
+            for (size_t i = 0; i < s->npts; i++)
+                if (run->pts[i].done && !run->pts[i].ok)
+                    printf("%s  %s round %llu point %zu: %s\n", header++ ? "" : "\nproblems:\n",
+                           row->name, (unsigned long long)r + 1, i, run->pts[i].why);
+        }
+    }
+}
+
+void zram_print(const zram_bench *s)
+{
+    print_header(s);
+    print_allocators(s);
+    print_table(s, 0);
+    print_table(s, 1);
+    print_problems(s);
+    fflush(stdout);
+}
+
+/* --- JSON ----------------------------------------------------------------- */
+
+static void json_params(json *j, const zram_bench *s)
+{
+    const zram_opts *o = s->o;
+    json_obj(j, "params");
+    json_u64(j, "slots", o->slots);
+    json_u64(j, "runs", o->runs);
+    json_u64(j, "seed", o->seed);
+    json_bool(j, "quick", o->quick);
+    json_str(j, "allocators", o->allocators);
+    json_u64(j, "sweep_step", o->sweep_step);
+    json_u64(j, "sweep_max", o->sweep_max);
+    json_u64(j, "iterations", o->iterations);
+    json_u64(j, "window_width", SWEEP_WIDTH);
+    json_u64(j, "region_bytes", o->region);
+    json_u64(j, "page_bytes", ZRAM_PAGE);
+    json_obj_end(j);
+    json_obj(j, "clock");
+    json_str(j, "description", s->clock_text);
+    json_num(j, "ns_per_tick", s->tick_ns);
+    json_num(j, "cost_ns", s->cost_ns);
+    json_obj_end(j);
+    json_num(j, "seconds", s->seconds);
+}
+
+static void json_dist(json *j)
+{
+    json_obj(j, "zram_case");
+    json_str(j, "distribution", "synthetic");
+    json_num(j, "mean_bytes", zram_dist_mean());
+    json_arr(j, "bands");
+    for (size_t b = 0; b < ZRAM_DIST_BANDS; b++) {
+        json_obj(j, NULL);
+        json_u64(j, "lo", zram_dist[b].lo);
+        json_u64(j, "hi", zram_dist[b].hi);
+        json_num(j, "weight", zram_dist[b].weight / 1000.0);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
+static void json_windows(json *j, const zram_bench *s)
+{
+    static const char *const keys[3] = {"x", "lo", "hi"};
+    json_obj(j, "windows");
+    for (int k = 0; k < 3; k++) {
+        json_arr_inline(j, keys[k]);
+        for (size_t w = 0; w < s->nwin; w++) {
+            sweep_window win = sweep_window_at(s->o->sweep_step, w);
+            json_u64(j, NULL, k == 0 ? win.x : k == 1 ? win.lo : win.hi);
+        }
+        json_arr_end(j);
+    }
+    json_obj_end(j);
+}
+
+/* The values of one cell, by column: a table over the repeated switch. */
+enum col { C_MEDIAN, C_MIN, C_CLEAN, C_REFUSED, C_REFUSED_RUNS, C_EFF, C_STORED, C_HELD, C_N };
+static const char *const col_key[C_N] = {
+    "ns_per_pair_median", "ns_per_pair_min", "clean_runs",   "refused",
+    "refused_runs",       "efficiency",      "stored_bytes", "held_bytes"};
+
+/* Numbers (NAN -> null) in the time and efficiency columns, counts else. */
+static const unsigned char col_is_num[C_N] = {1, 1, 0, 0, 0, 1, 0, 0};
+
+static void json_value(json *j, const char *key, const zram_cell *c, enum col which)
+{
+    const double dbl[C_N] = {c->t.median, c->t.min, 0, 0, 0, c->efficiency, 0, 0};
+    const uint64_t u[C_N] = {0, 0,         c->t.clean_runs, c->t.refused, c->t.refused_runs,
+                             0, c->stored, c->held};
+    size_t k = (size_t)which;
+    if (k >= C_N)
+        return;
+    if (col_is_num[k])
+        json_num(j, key, dbl[k]);
+    else
+        json_u64(j, key, u[k]);
+}
+
+static void json_curve(json *j, const zram_bench *s, const zram_row *row)
+{
+    json_obj(j, "windows");
+    for (int k = 0; k < C_N; k++) {
+        json_arr_inline(j, col_key[k]);
+        for (size_t w = 0; w < s->nwin; w++)
+            json_value(j, NULL, &row->cells[w], (enum col)k);
+        json_arr_end(j);
+    }
+    json_obj_end(j);
+    json_obj(j, "zram_case");
+    for (int k = 0; k < C_N; k++)
+        json_value(j, col_key[k], &row->cells[s->nwin], (enum col)k);
+    json_obj_end(j);
+}
+
+static void json_bands(json *j, const zram_bench *s, const zram_row *row)
+{
+    json_arr(j, "bands");
+    for (size_t band = 0; band < ZRAM_XBANDS && !row->missing; band++) {
+        band_stat b = band_of(s, row, band);
+        if (b.windows == 0)
+            continue;
+        json_obj(j, NULL);
+        json_u64(j, "x_lo", zram_xband_lo[band]);
+        if (band + 1u == ZRAM_XBANDS)
+            json_null(j, "x_hi");
+        else
+            json_u64(j, "x_hi", zram_xband_lo[band + 1u]);
+        json_u64(j, "windows", b.windows);
+        json_u64(j, "marked", b.marked);
+        json_num(j, "ns_per_pair_mean", b.ns);
+        json_num(j, "efficiency_mean", b.eff);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static void json_runs(json *j, const zram_bench *s, const zram_row *row)
+{
+    json_arr(j, "runs");
+    for (uint64_t r = 0; !row->missing && r < s->o->runs; r++) {
+        const zram_run *run = &row->runs[r];
+        json_obj(j, NULL);
+        json_u64(j, "round", r + 1);
+        json_bool(j, "ended", run->ended);
+        json_bool(j, "valid", run->valid);
+        json_num(j, "seconds", run->seconds);
+        json_str(j, "why", run->why);
+        json_str(j, "malloc_from", run->from);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+}
+
+static const char *held_measure(enum zram_kind k)
+{
+    static const char *const m[] = {"pages holding live blocks", "zsmalloc pages_used",
+                                    "VmRSS growth"};
+    return m[k];
+}
+
+static void json_row(json *j, const zram_bench *s, const zram_row *row)
+{
+    const zram_run *any = first_ran(row, s->o->runs);
+    json_obj(j, NULL);
+    json_str(j, "name", row->name);
+    json_str(j, "kind", zram_kind_name(row->kind));
+    json_str(j, "status", lab_status_name(row->status));
+    json_str(j, "library", row->kind != ZK_MALLOC ? "rtmem" : row->missing ? NULL : row->lib);
+    json_str(j, "version", any != NULL ? any->version : NULL);
+    json_str(j, "held_measure", held_measure(row->kind));
+    json_u64(j, "marked_points", row->marked);
+    json_u64(j, "check_failures", row->bad);
+    if (row->missing) {
+        json_null(j, "points");
+    } else {
+        json_obj(j, "points");
+        json_curve(j, s, row);
+        json_obj_end(j);
+    }
+    json_bands(j, s, row);
+    json_runs(j, s, row);
+    json_obj_end(j);
+}
+
+int zram_write_json(const zram_bench *s, const char *path)
+{
+    json j;
+    if (json_open(&j, path) != 0)
+        return -1;
+    json_str(&j, "tool", "rtmem");
+    json_str(&j, "command", "bench zram");
+    json_u64(&j, "schema_version", 1);
+    machine_json(&j, &s->m);
+    json_str(&j, "rt_setup", s->rt_note);
+    json_params(&j, s);
+    json_dist(&j);
+    json_windows(&j, s);
+    json_arr(&j, "allocators");
+    for (size_t i = 0; i < s->nrows; i++)
+        json_row(&j, s, &s->rows[i]);
+    json_arr_end(&j);
+    return json_close(&j);
+}
