@@ -39,6 +39,7 @@
 
 #include "common/json.h"
 #include "common/machine.h"
+#include "common/opts.h"
 #include "rtmem.h"
 #include "wcet.h"
 
@@ -237,6 +238,15 @@ static int parse_options(int argc, char **argv, options *o)
     }
     if (optind != argc)
         goto bad;
+    /* An output it could not write is a usage error now, not after minutes
+     * of single-stepping (the lab's rule, common/opts.c). */
+    const char *outputs[] = {o->json, o->trace, o->csv};
+    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++)
+        if (outputs[i] != NULL && strcmp(outputs[i], "-") != 0 && opts_writable(outputs[i]) != 0) {
+            fprintf(stderr, "rtmem-wcet: cannot write %s: %s\n", outputs[i], strerror(errno));
+            usage(stderr);
+            return 2;
+        }
     o->cfg.iterations = have_iterations ? (unsigned long)iterations : o->cfg.quick ? 200 : 1000;
     o->cfg.class_top_log2 = o->cfg.quick ? 20 : 31;
     o->cfg.per_octave = o->cfg.quick ? 4 : 32;
