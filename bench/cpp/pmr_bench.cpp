@@ -60,6 +60,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory_resource>
 #include <optional>
@@ -711,13 +712,22 @@ int usage()
     return 2;
 }
 
+// A count from the command line, held to what size_t can hold (4 bytes on
+// 32-bit targets) rather than wrapped.
+std::size_t count_arg(const char *text)
+{
+    unsigned long long v = std::strtoull(text, nullptr, 10);
+    return v > std::numeric_limits<std::size_t>::max() ? std::numeric_limits<std::size_t>::max()
+                                                       : static_cast<std::size_t>(v);
+}
+
 } // namespace
 
 int main(int argc, char **argv)
 {
     if (argc >= 6 && std::strcmp(argv[1], "--child") == 0)
-        return child(argv[2], argv[3], std::strtoull(argv[4], nullptr, 10),
-                     std::strtoull(argv[5], nullptr, 10), argc > 6 ? argv[6] : nullptr);
+        return child(argv[2], argv[3], count_arg(argv[4]), std::strtoull(argv[5], nullptr, 10),
+                     argc > 6 ? argv[6] : nullptr);
     options o;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
@@ -725,7 +735,7 @@ int main(int argc, char **argv)
         if (a == "--rounds" && more)
             o.rounds = std::max(1, std::atoi(argv[++i]));
         else if (a == "--ops" && more)
-            o.ops = std::max<std::size_t>(1024, std::strtoull(argv[++i], nullptr, 10));
+            o.ops = std::max<std::size_t>(1024, count_arg(argv[++i]));
         else if (a == "--quick") {
             o.rounds = 2;
             o.ops = 20000;

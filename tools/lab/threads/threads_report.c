@@ -72,7 +72,8 @@ static summary over_clean(const tr_cell *c, uint64_t runs, metric m, double *v)
 static void summarise_cell(const tr_row *row, tr_cell *c, uint64_t runs, double *v)
 {
     c->status = cell_status(row, c, runs);
-    c->clean = c->refused = 0;
+    c->clean = 0;
+    c->refused = 0;
     for (uint64_t i = 0; !row->missing && i < runs; i++) {
         c->clean += tr_clean(&c->runs[i]) ? 1u : 0u;
         c->refused += c->runs[i].refused;
