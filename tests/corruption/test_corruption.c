@@ -153,6 +153,28 @@ _Static_assert(sizeof expected_be / sizeof expected_be[0] == sizeof expected / s
 #endif
 static const expectation *table_of(int be) { return be ? expected_be : expected; }
 
+/* Where a 32-bit target differs from its byte order's table (measured on
+ * armhf under qemu-user; docs/CORRUPTION.md says it below the tables): the
+ * shared heap's owner tag moves the free block's link by 4 bytes, so three
+ * 0xA5 bytes spoil a span the check catches instead of a link the next
+ * allocation follows. Both builds. */
+typedef struct {
+    const char *heap;
+    int cell;
+    const char *outcome;
+} exception_32;
+static const exception_32 exceptions_32[] = {{"shared", 3, "CCcXXXXX"}};
+
+/* The outcome this target expects for heap e, build debug, cell c. */
+static const char *expected_cell(const expectation *e, int debug, int c)
+{
+    if (sizeof(void *) == 4 && !TARGET_BE)
+        for (size_t i = 0; i < sizeof exceptions_32 / sizeof exceptions_32[0]; i++)
+            if (strcmp(exceptions_32[i].heap, e->heap) == 0 && exceptions_32[i].cell == c)
+                return exceptions_32[i].outcome;
+    return e->cells[debug][c];
+}
+
 /* ---- one experiment, in the child ------------------------------------ */
 
 static rtm_heap *heap;
@@ -433,7 +455,7 @@ static int run_heap(const char *name, int assert_table)
         return 0;
     }
     for (int c = 0; c < CELLS; c++)
-        if (strcmp(seen[c], e->cells[RTM_CORRUPTION_DEBUG][c]) != 0)
+        if (strcmp(seen[c], expected_cell(e, RTM_CORRUPTION_DEBUG, c)) != 0)
             fail = assert_table;
     printf("%s\n", fail ? "   FAIL: the table says" : assert_table ? "   ok" : "");
     if (fail)
