@@ -32,7 +32,7 @@ import sysconfig
 import tempfile
 import time
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 WORKDIR = os.path.join(ROOT, "bench", "workloads")
 ALLOCATORS = ["glibc", "mimalloc", "jemalloc", "tcmalloc", "rtmem"]
 PEERS = ["glibc", "mimalloc", "jemalloc", "tcmalloc"]  # the "best peer" set
@@ -479,6 +479,15 @@ def loadavg():
 
 # --- main ---------------------------------------------------------------
 
+def default_build():
+    """Started as BUILD_DIR/rtmem-workloads (the link CMake makes): that
+    folder; else the repo's build/."""
+    here = os.path.dirname(os.path.abspath(sys.argv[0]))
+    if os.path.exists(os.path.join(here, "rtmem-workload-run")):
+        return here
+    return os.path.join(ROOT, "build")
+
+
 def parse_list(parser, text, known, what):
     items = [x for x in text.split(",") if x]
     bad = [x for x in items if x not in known]
@@ -498,9 +507,11 @@ def main(argv):
                "libraries; RTMEM_BENCH_LIB_<NAME> overrides a path), rtmem "
                "(BUILD_DIR/librtmem-malloc.so). A missing one is reported 'not installed'. "
                "Exit 0; 1 when a run failed or outputs differed; 2 on misuse.")
-    parser.add_argument("--build", default=os.path.join(ROOT, "build"),
+    parser.add_argument("--build", default=default_build(),
                         help="build folder with rtmem, rtmem-workload-* and "
-                             "librtmem-malloc.so (default: the repo's build/)")
+                             "librtmem-malloc.so (default: the folder of the "
+                             "rtmem-workloads link this was started as, else the repo's "
+                             "build/)")
     parser.add_argument("--rounds", type=int, default=None,
                         help="interleaved rounds (default 5; --quick: 2)")
     parser.add_argument("--quick", action="store_true", help="smaller inputs, 2 rounds")
