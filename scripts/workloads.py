@@ -314,6 +314,8 @@ def run_one(w, name, lib, build, tmp):
     if w.kind == "pc":
         env = dict(os.environ)
         env.pop("LD_PRELOAD", None)
+        if name not in ALLOCATORS:  # an --extra: rtmem's drop-in slot, another library
+            name = "rtmem"
         if lib:
             env["RTMEM_BENCH_LIB_" + name.upper()] = lib
         js = os.path.join(tmp, "pc.json")
@@ -518,6 +520,9 @@ def main(argv):
     parser.add_argument("--workloads", default=None, help="comma-separated subset")
     parser.add_argument("--allocators", default=",".join(ALLOCATORS),
                         help="comma-separated subset (default %(default)s)")
+    parser.add_argument("--extra", action="append", default=[], metavar="NAME=LIB",
+                        help="one more allocator by LD_PRELOAD (e.g. an older "
+                             "librtmem-malloc.so as rtmem-old); repeatable")
     parser.add_argument("--by", choices=["cpu", "wall"], default="cpu",
                         help="time the ratios use (default cpu: user+sys, steadier on a "
                              "shared machine)")
@@ -531,17 +536,24 @@ def main(argv):
     if rounds < 1 or rounds > 1000:
         usage_error(parser, "--rounds must be 1..1000")
     names = parse_list(parser, args.allocators, ALLOCATORS, "allocators")
+    extras = {}
+    for e in args.extra:
+        n, _, lib = e.partition("=")
+        if not n or not lib or n in names or n in extras or not n.replace("-", "").isalnum():
+            usage_error(parser, "--extra %s: NAME=LIB, a new name of letters, digits, '-'" % e)
+        extras[n] = os.path.abspath(lib)
+    names += list(extras)
     build = os.path.abspath(args.build)
     if not os.path.isdir(build):
         usage_error(parser, "--build %s: not a folder" % build)
     tmp = tempfile.mkdtemp(prefix="rtmem-workloads-")
     try:
-        return measure(args, parser, rounds, names, build, tmp)
+        return measure(args, parser, rounds, names, extras, build, tmp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def measure(args, parser, rounds, names, build, tmp):
+def measure(args, parser, rounds, names, extras, build, tmp):
     runner = os.path.join(build, "rtmem-workload-run")
     if not os.access(runner, os.X_OK):
         print("workloads.py: %s is not built (cmake --build %s)" % (runner, build),
@@ -554,7 +566,11 @@ def measure(args, parser, rounds, names, build, tmp):
         all_ws = [w for w in all_ws if w.name in pick]
     libs, status = {}, {}
     for a in names:
-        lib, why = locate(a, build)
+        if a in extras:
+            lib, why = (extras[a], "") if os.access(extras[a], os.R_OK) else (
+                None, "not installed (%s is not readable)" % extras[a])
+        else:
+            lib, why = locate(a, build)
         if lib is not None:
             ok, why = preload_works(lib)
             if not ok:
