@@ -62,6 +62,11 @@ limit=${BENCH_TIMEOUT:-900}
 #   docs/CPP.md; built when a C++17 compiler exists): 3 rounds instead of
 #   5 (its --quick, 2 rounds of 20,000 operations, took 82 s wall at load
 #   average 20; this profile is not yet timed on a quiet machine).
+# workloads: @rtmem-workloads is scripts/workloads.py linked into the build
+#   folder (bench/workloads/CMakeLists.txt; docs/MALLOC.md "Workloads"), the
+#   classic allocator workloads and real programs under glibc, the peers and
+#   rtmem: 3 rounds instead of 5 (about 16 CPU seconds per allocator and
+#   round on a quiet machine: some 4 minutes).
 profile=(
   "memcheck|memcheck --all"
   "bench_random|bench random --allocators tlsf,halffit,glibc,mimalloc,jemalloc,tcmalloc"
@@ -74,6 +79,7 @@ profile=(
   "wcet|wcet"
   "latency|latency"
   "cpp_pmr|@rtmem-pmr-bench|--rounds 3"
+  "workloads|@rtmem-workloads|--rounds 3"
 )
 
 mkdir -p "$report"

@@ -24,8 +24,11 @@ case "$what" in
   # (scripts/validate_json.py names it when it is missing).
   build) opt_pkgs=(python3 python3-jsonschema) ;;
   check) ;;
+  # sqlite3: a real trace (scripts/trace_bench.sh) and a workload; redis-server
+  # and redis-tools (redis-benchmark): the optional redis workload
+  # (scripts/workloads.py).
   bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib
-               sqlite3) ;; # sqlite3: a real trace (scripts/trace_bench.sh)
+               sqlite3 redis-server redis-tools) ;;
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite clang) ;;
   cross) ;;

@@ -1229,6 +1229,85 @@ def pmr_section(run, sec, out, names):
                         "held/req"], body))
 
 
+# --- the classic allocator workloads (scripts/workloads.py, docs/MALLOC.md) ------------
+
+
+def workloads_section(run, sec, out, names):
+    """scripts/workloads.py: each workload under glibc, the peers and rtmem's
+    drop-in malloc; median time and RSS, ratios to mimalloc."""
+    doc, why = run.json("workloads")
+    if doc is None:
+        sec.missing = why
+        return
+    by = "CPU (user+sys)" if doc.get("ratio_time") == "cpu" else "wall"
+    key = "cpu_s" if doc.get("ratio_time") == "cpu" else "wall_s"
+    sec.para("The classic allocator benchmarks and real programs (docs/MALLOC.md, "
+             "\"Workloads\"), each a process of its own under every allocator (LD_PRELOAD; "
+             "glibc: none), %s interleaved round(s); load average %s at the start, %s at the "
+             "end, %s CPUs. %s. Ratios use the median %s time." % (
+                 fmt(doc.get("rounds"), 9), esc(doc.get("loadavg_start")),
+                 esc(doc.get("loadavg_end")), fmt(doc.get("cpus"), 9), esc(doc.get("note")),
+                 by))
+    allocs = [a for a in doc.get("allocators", []) if isinstance(a, dict)]
+    missing = ["%s: %s" % (a.get("name"), a.get("status")) for a in allocs
+               if a.get("status") != "ok"]
+    if missing:
+        sec.para('<span class="missing">%s</span>' % esc("; ".join(missing)))
+    summary = doc.get("summary") or {}
+    wls = [w for w in doc.get("workloads", []) if isinstance(w, dict)]
+    rows = []
+    for w in wls:
+        per = summary.get(w.get("name")) or {}
+        if w.get("status") != "ok":
+            rows.append([esc(w.get("name")), "–", '<span class="missing">%s</span>' %
+                         esc(w.get("status"))] + [""] * 6)
+            continue
+        for a in allocs:
+            v = per.get(a.get("name"))
+            if not isinstance(v, dict):
+                continue
+            m = v.get("metric")
+            rows.append([esc(w.get("name")), esc(a.get("name")),
+                         "%s / %s" % (fmt(get(v, key, "min")), fmt(get(v, key, "median"))),
+                         fmt(get(v, "wall_s", "median")), fmt(get(v, "maxrss_mib", "median")),
+                         fmt(v.get("time_vs_best")), fmt(v.get("time_vs_mimalloc")),
+                         fmt(v.get("rss_vs_mimalloc")),
+                         "%s %s" % (fmt(m.get("median")), esc(m.get("name")))
+                         if isinstance(m, dict) else ""])
+    sec.html(table(["workload", "allocator", "%s s min / med" % esc(by), "wall s med",
+                    "peak RSS MiB med", "x best", "x mimalloc", "RSS x mimalloc",
+                    "metric med"], rows))
+    overall = doc.get("overall") or {}
+    sec.html(table(["allocator", "workloads", "time x mimalloc (geo. mean)",
+                    "RSS x mimalloc (geo. mean)", "worst x best peer", "worst on"],
+                   [[esc(a), fmt(o.get("workloads")), fmt(o.get("geomean_time_vs_mimalloc")),
+                     fmt(o.get("geomean_rss_vs_mimalloc")), fmt(o.get("worst_time_vs_best_peer")),
+                     esc(o.get("worst_workload"))] for a, o in overall.items()
+                    if isinstance(o, dict)]))
+    ran = [w.get("name") for w in wls if w.get("status") == "ok"
+           and any(num(get(summary, w.get("name"), a.get("name"), "time_vs_mimalloc"))
+                   for a in allocs)]
+    if PLT is None or not ran:
+        return
+    shown = [a.get("name") for a in allocs if a.get("status") == "ok"]
+    fig, ax = PLT.subplots(figsize=(max(6, 1.2 * len(ran)), 4))
+    width = 0.8 / max(1, len(shown))
+    for i, a in enumerate(shown):
+        if a not in names:
+            names.append(a)
+        ys = [get(summary, w, a, "time_vs_mimalloc") for w in ran]
+        ax.bar([x + i * width for x in range(len(ran))], [y if num(y) else 0 for y in ys],
+               width, label=a, color=color_of(a, names))
+    ax.axhline(1.0, color="black", lw=0.8)
+    ax.set_xticks([x + width * (len(shown) - 1) / 2 for x in range(len(ran))])
+    ax.set_xticklabels(ran, fontsize=8)
+    ax.set_ylabel("median %s time / mimalloc's" % by)
+    ax.set_title("Workloads: time ratio to mimalloc (< 1: faster)", fontsize=10)
+    ax.grid(True, axis="y", alpha=0.3)
+    ax.legend(fontsize=7, ncol=len(shown))
+    sec.chart(fig, out, "workloads", "time ratio to mimalloc per workload")
+
+
 # --- the page ---------------------------------------------------------------------------
 
 SECTIONS = [
@@ -1248,6 +1327,8 @@ SECTIONS = [
     ("latency", "latency: context switches and priority inheritance", latency_section),
     ("real_traces", "Real traces: recorded programs replayed and fitted", traces_section),
     ("cpp_pmr", "C++ containers: std::pmr on rtm heaps vs the standard resources", pmr_section),
+    ("workloads", "Workloads: the classic allocator benchmarks and real programs",
+     workloads_section),
 ]
 
 CSS = """

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench/malloc/large.c -- the "malloc-large" pattern: a table of 20 slots,
+ * bench/workloads/large.c -- mimalloc-bench's "malloc-large" pattern: a table of 20 slots,
  * each step puts a fresh 5-25 MiB block (sizes uniform, in whole KiB) into a
  * random slot and then frees the block it replaces; every new block is
  * zeroed by hand, as C++ value-initialisation (new char[n]()) does. What it
@@ -8,6 +8,7 @@
  * small-object classes -- an mmap/munmap and a page fault per 4 KiB per
  * step if it maps each one, none if it keeps recently freed runs.
  * usage: large [steps] (default 400); prints a checksum so the writes stay.
+ * Run by scripts/workloads.py under each allocator (LD_PRELOAD; docs/MALLOC.md).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -32,6 +33,10 @@ static uint64_t next(void)
 int main(int argc, char **argv)
 {
     long steps = argc > 1 ? atol(argv[1]) : 400;
+    if (argc > 2 || steps < 1) {
+        fprintf(stderr, "usage: large [steps]\n");
+        return 2;
+    }
     char *slot[SLOTS] = {0};
     uint64_t sum = 0;
     for (long i = 0; i < steps; i++) {
@@ -42,9 +47,10 @@ int main(int argc, char **argv)
             return 1;
         memset(p, zero, n);
         p[0] = (char)i;
+        p[n - 1] = (char)(i >> 8);
         unsigned k = (unsigned)(next() % SLOTS);
         if (slot[k])
-            sum += (unsigned char)slot[k][0];
+            sum += (unsigned char)slot[k][0] + (unsigned char)slot[k][4096];
         free(slot[k]); /* after the new one, as unique_ptr assignment does */
         slot[k] = p;
     }

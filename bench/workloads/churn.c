@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench/malloc/churn.c -- single-thread small-object churn with realistic
+ * bench/workloads/churn.c -- single-thread small-object churn with realistic
  * lifetimes (the shape of cfrac and espresso: many short-lived blocks of
  * 16-200 bytes, most freed soon and in roughly reverse order, a few living
  * long). A window of live blocks: each step allocates one block, and frees
  * either the most recent (LIFO, 70 %), a random one (25 %) or none (a
- * block that lives on; the window is capped). Every block is written.
- * usage: churn [steps] (default 20000000)
+ * block that lives on; the window is capped). Every byte of every block is
+ * written, and its first byte read into the checksum when it is freed.
+ * usage: churn [steps] (default 20000000); prints the checksum.
+ * Run by scripts/workloads.py under each allocator (LD_PRELOAD; docs/MALLOC.md).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -26,6 +28,10 @@ static uint32_t next(void)
 int main(int argc, char **argv)
 {
     long steps = argc > 1 ? atol(argv[1]) : 20000000L;
+    if (argc > 2 || steps < 1) {
+        fprintf(stderr, "usage: churn [steps]\n");
+        return 2;
+    }
     static char *live[WINDOW];
     size_t n = 0;
     uint64_t sum = 0;
@@ -35,7 +41,7 @@ int main(int argc, char **argv)
         char *p = malloc(size);
         if (p == NULL)
             return 1;
-        memset(p, (int)i, size < 32 ? size : 32);
+        memset(p, (int)i, size);
         if (n == WINDOW) { /* full: one random block makes room */
             size_t k = (r >> 16) % n;
             sum += (unsigned char)live[k][0];
