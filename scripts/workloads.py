@@ -36,7 +36,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 WORKDIR = os.path.join(ROOT, "bench", "workloads")
 ALLOCATORS = ["glibc", "mimalloc", "jemalloc", "tcmalloc", "rtmem"]
 PEERS = ["glibc", "mimalloc", "jemalloc", "tcmalloc"]  # the "best peer" set
-# The files tools/lab/peers.c looks for, in its order.
+# The files tools/lab/common/peers.c looks for, in its order.
 LIBS = {
     "mimalloc": ["libmimalloc.so.2", "libmimalloc.so"],
     "jemalloc": ["libjemalloc.so.2", "libjemalloc.so"],
