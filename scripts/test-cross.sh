@@ -58,6 +58,7 @@ NOQEMU=(
 # wakes). A qemu-user limit: the same tests pass on aarch64 and armhf.
 NOQEMU_BE=(
   "^locked_heap\$ -- contended PI mutexes: qemu-user on a little-endian host hands a big-endian guest the kernel's futex owner word unswapped (glibc: \"robust || (oldval & FUTEX_OWNER_DIED) == 0\" failed)"
+  "^cpp_pmr\\.threads\$ -- a locked heap shared by threads (a contended PI mutex): the same qemu-user futex byte-order limit (a waiter never woke)"
   "^lab\\.latency\\.(no-rt|subset)\$ -- the locked heap's lock handover (a contended PI mutex): the same qemu-user futex byte-order limit"
 )
 # Tests whose process execs a target program itself (a child re-executing
