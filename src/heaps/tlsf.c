@@ -352,8 +352,11 @@ static inline char *align_within(rtm_tlsf *t, char *b, size_t align)
 
 /* A free block, out of its list, that holds span s at an `align` boundary,
  * or NULL: good fit for worst = s + align + MIN_SPAN (which holds s after
- * any gap), else the head of worst's own list, tried with its real gap. */
-static inline char *aligned_take(rtm_tlsf *t, size_t align, size_t s, size_t worst)
+ * any gap), else the head of worst's own list, tried with its real gap.
+ * Forced inline: called twice (fast and refusal path), gcc outlined it once
+ * the odd links grew it, and the call cost the worst aligned alloc 9
+ * instructions (192 against 185). */
+RTM_INLINE char *aligned_take(rtm_tlsf *t, size_t align, size_t s, size_t worst)
 {
     int idx = list_search(t, list_index_fit_f(worst, rtm_fls_size(worst)));
     if (idx >= 0)
