@@ -352,6 +352,12 @@ int rtmm_heap_resize(span *s, size_t pages);
 /* Huge requests: their own mapping, registered in the page map. */
 span *rtmm_huge_alloc(size_t bytes, size_t align);
 void rtmm_huge_free(span *s);
+/* Resizes huge span s to hold `bytes` (still a huge size) by moving its
+ * pages, never copying them: shrinks in place, grows in place when the
+ * address space after it is free, else moves the pages to a new mapping
+ * (mremap). The block's new address, or NULL with s unchanged (the caller
+ * copies; also where the OS has no mremap). Not in real-time mode. */
+void *rtmm_huge_resize(span *s, size_t bytes);
 /* Purges free runs idle for decay_ms (all of them when force). Returns the
  * bytes purged. Takes the heap lock. */
 size_t rtmm_heap_purge(int force);

@@ -106,6 +106,17 @@ static int resize_large(void *ptr, size_t size)
     return rtmm_heap_resize(s, pages);
 }
 
+/* realloc of a huge mapping to another huge size: its pages move (mremap),
+ * never copied. NULL when ptr is not a huge block or the move failed (the
+ * caller copies then). */
+static void *resize_huge(void *ptr, size_t size)
+{
+    span *s = large_span_of(ptr);
+    if (s == NULL || s->state != SPAN_HUGE || s->start != (uintptr_t)ptr || size < RTM_HUGE_MIN)
+        return NULL;
+    return rtmm_huge_resize(s, size);
+}
+
 void *rtm_malloc_calloc(size_t n, size_t size)
 {
     size_t total;
@@ -150,8 +161,13 @@ void *rtm_malloc_realloc(void *ptr, size_t size)
         return NULL;
     }
     size_t usable = rtm_malloc_usable_size(ptr);
-    if (size > SMALL_MAX && resize_large(ptr, size) == 0)
-        return ptr;
+    if (size > SMALL_MAX) {
+        if (resize_large(ptr, size) == 0)
+            return ptr;
+        void *moved = resize_huge(ptr, size);
+        if (moved != NULL)
+            return moved;
+    }
     /* In place when it fits, unless a large block would waste over half. */
     if (size <= usable && (usable <= SMALL_MAX || size >= usable / 2u))
         return ptr;

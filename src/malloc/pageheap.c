@@ -506,6 +506,18 @@ size_t rtmm_heap_purge(int force)
 
 /* --- huge requests ------------------------------------------------------------ */
 
+/* A fresh mapping of size bytes at an align boundary (align >= PAGE_BYTES,
+ * the page map's unit): mmap's own address when it is aligned already. */
+static char *map_huge(size_t size, size_t align)
+{
+    char *p = rtm_os_map(size);
+    if (p != NULL && ((uintptr_t)p & (align - 1u)) != 0) {
+        rtm_os_unmap(p, size);
+        p = rtm_os_map_aligned(size, align);
+    }
+    return p;
+}
+
 span *rtmm_huge_alloc(size_t bytes, size_t align)
 {
     size_t size = (bytes + PAGE_BYTES - 1u) & ~(PAGE_BYTES - 1u);
@@ -513,13 +525,7 @@ span *rtmm_huge_alloc(size_t bytes, size_t align)
         errno = ENOMEM;
         return NULL;
     }
-    if (align < PAGE_BYTES)
-        align = PAGE_BYTES;
-    char *p = rtm_os_map(size);
-    if (p != NULL && ((uintptr_t)p & (align - 1u)) != 0) {
-        rtm_os_unmap(p, size);
-        p = rtm_os_map_aligned(size, align);
-    }
+    char *p = map_huge(size, align < PAGE_BYTES ? PAGE_BYTES : align);
     if (p == NULL) {
         errno = ENOMEM;
         return NULL;
@@ -543,6 +549,74 @@ span *rtmm_huge_alloc(size_t bytes, size_t align)
     H.mapped += size;
     lock_give(&H.lock);
     return s;
+}
+
+/* The page map forgets huge span s, before its pages move: once mremap has
+ * unmapped an address range, another thread may map it and register it. */
+static void huge_forget(span *s)
+{
+    lock_take(&H.lock);
+    rtmm_pm_set_all(s, NULL, 0);
+    lock_give(&H.lock);
+}
+
+/* Huge span s now covers `pages` pages at start (the page map's entries
+ * there ensured by the caller, or its old range when nothing moved). */
+static void huge_place(span *s, uintptr_t start, size_t pages)
+{
+    lock_take(&H.lock);
+    size_t before = s->pages << PAGE_SHIFT, after = pages << PAGE_SHIFT;
+    s->start = start;
+    s->pages = pages;
+    rtmm_pm_set_all(s, s, 0);
+    H.huge_bytes = H.huge_bytes - before + after;
+    H.mapped = H.mapped - before + after;
+    lock_give(&H.lock);
+}
+
+/* 0 when the page map has entries for `pages` pages at start. */
+static int pm_ready(uintptr_t start, size_t pages)
+{
+    lock_take(&H.lock);
+    int rc = rtmm_pm_ensure(start, pages);
+    lock_give(&H.lock);
+    return rc;
+}
+
+/* Moves the pages of mapping old (old_bytes) onto a new mapping of
+ * new_bytes whose page map entries are ready. Its address, or NULL with the
+ * old mapping unchanged. */
+static void *huge_move(void *old, size_t old_bytes, size_t new_bytes)
+{
+    char *to = map_huge(new_bytes, PAGE_BYTES);
+    if (to == NULL)
+        return NULL;
+    if (pm_ready((uintptr_t)to, new_bytes >> PAGE_SHIFT) != 0 ||
+        rtm_os_remap(old, old_bytes, new_bytes, to) == NULL) {
+        rtm_os_unmap(to, new_bytes);
+        return NULL;
+    }
+    return to;
+}
+
+void *rtmm_huge_resize(span *s, size_t bytes)
+{
+    size_t size = (bytes + PAGE_BYTES - 1u) & ~(PAGE_BYTES - 1u);
+    if (size < bytes)
+        return NULL;
+    size_t old_pages = s->pages, pages = size >> PAGE_SHIFT;
+    void *old = (void *)s->start;
+    if (pages == old_pages)
+        return old;
+    if (pages > old_pages && pm_ready(s->start, pages) != 0)
+        return NULL;
+    huge_forget(s);
+    /* Shrinks, or grows into free address space right after the block. */
+    void *at = rtm_os_remap(old, old_pages << PAGE_SHIFT, size, NULL);
+    if (at == NULL && pages > old_pages)
+        at = huge_move(old, old_pages << PAGE_SHIFT, size);
+    huge_place(s, (uintptr_t)(at != NULL ? at : old), at != NULL ? pages : old_pages);
+    return at;
 }
 
 void rtmm_huge_free(span *s)

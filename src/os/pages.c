@@ -61,6 +61,21 @@ void *rtm_os_map_aligned(size_t bytes, size_t align)
     return (void *)a;
 }
 
+void *rtm_os_remap(void *old, size_t old_bytes, size_t new_bytes, void *target)
+{
+#if defined(__linux__) && defined(MREMAP_FIXED)
+    count();
+    void *p = target == NULL
+                  ? mremap(old, old_bytes, new_bytes, 0)
+                  : mremap(old, old_bytes, new_bytes, MREMAP_MAYMOVE | MREMAP_FIXED, target);
+    return p == MAP_FAILED ? NULL : p;
+#else
+    (void)old, (void)old_bytes, (void)new_bytes, (void)target;
+    errno = ENOSYS;
+    return NULL;
+#endif
+}
+
 int rtm_os_unmap(void *p, size_t bytes)
 {
     count();

@@ -29,6 +29,14 @@ void *rtm_os_map(size_t bytes);
  * page size): maps bytes + align and unmaps the two ends. */
 void *rtm_os_map_aligned(size_t bytes, size_t align);
 
+/* Resizes the mapping at old (old_bytes) to new_bytes, moving its pages
+ * without copying them (Linux mremap). target NULL: only in place (grows
+ * into free address space right after it, or shrinks); else the pages move
+ * onto target, a mapping of new_bytes the caller made, which they replace.
+ * Returns the new address, or NULL (errno; the old mapping unchanged; also
+ * on systems without mremap: ENOSYS). */
+void *rtm_os_remap(void *old, size_t old_bytes, size_t new_bytes, void *target);
+
 /* Gives a whole mapping (or a page-aligned part of one) back. */
 int rtm_os_unmap(void *p, size_t bytes);
 

@@ -5,8 +5,9 @@
  * serves the next large request without an OS call, the cache is bounded
  * (after many large frees at most the cap of dirty pages stays, by the
  * statistics and by /proc/self/statm), its idle runs are purged after the
- * decay time, and realloc of a large block shrinks and grows in place,
- * keeping its contents.
+ * decay time, realloc of a large block shrinks and grows in place,
+ * keeping its contents, and realloc of a huge block moves its pages
+ * (mremap) instead of copying them.
  *
  * RTMEM_DECAY_MS is set to 100 before the first allocation so the decay
  * test waits a fraction of a second. The cap's constant is the library's
@@ -197,6 +198,43 @@ static void test_realloc_in_place(void)
     CHECK_EQ(rtm_malloc_check(), 0);
 }
 
+/* realloc of a huge block (its own mapping: 256 MiB and up on 64-bit, 4 MiB
+ * on 32-bit) moves its pages and never copies them (mremap): a copy would
+ * write every page of the new block and raise the resident size by the
+ * whole block. Growing in place or by a move, then shrinking in place,
+ * keeps the touched pages' contents and the statistics exact. */
+static void test_realloc_huge_no_copy(void)
+{
+    const size_t huge = sizeof(void *) == 8 ? 300 * MIB : 8 * MIB;
+    rtm_malloc_stats_t s0 = rtm_malloc_stats();
+    char *h = rtm_malloc(huge);
+    REQUIRE(h != NULL);
+    for (size_t i = 0; i < huge; i += MIB) /* one page per MiB */
+        h[i] = (char)(i / MIB + 1);
+    size_t rss0 = rss_bytes();
+    char *g = rtm_malloc_realloc(h, 2 * huge);
+    REQUIRE(g != NULL);
+    size_t rss1 = rss_bytes();
+    CHECK(rtm_malloc_usable_size(g) >= 2 * huge);
+    for (size_t i = 0; i < huge; i += MIB)
+        CHECK(g[i] == (char)(i / MIB + 1));
+    CHECK_MSG(rss1 < rss0 + huge / 4, "resident %zu -> %zu KiB over realloc: copied?", rss0 >> 10,
+              rss1 >> 10);
+    g[2 * huge - 1] = 7; /* the grown part is writable */
+    rtm_malloc_stats_t s1 = rtm_malloc_stats();
+    CHECK(s1.huge_bytes >= s0.huge_bytes + 2 * huge);
+    /* shrinking to a huge size stays in place and gives the tail back */
+    char *k = rtm_malloc_realloc(g, huge + huge / 2);
+    CHECK(k == g);
+    for (size_t i = 0; i < huge; i += MIB)
+        CHECK(k[i] == (char)(i / MIB + 1));
+    rtm_malloc_stats_t s2 = rtm_malloc_stats();
+    CHECK(s2.huge_bytes < s1.huge_bytes);
+    CHECK_EQ(rtm_malloc_check(), 0);
+    rtm_malloc_free(k);
+    CHECK_EQ(rtm_malloc_stats().huge_bytes, s0.huge_bytes);
+}
+
 int main(void)
 {
     setenv("RTMEM_DECAY_MS", "100", 1); /* before the first rtm_ allocation */
@@ -204,5 +242,6 @@ int main(void)
     RUN_TEST(test_cache_bounded);
     RUN_TEST(test_decay);
     RUN_TEST(test_realloc_in_place);
+    RUN_TEST(test_realloc_huge_no_copy);
     return check_summary();
 }
