@@ -11,16 +11,7 @@
 #include <string.h>
 
 #include "common/aut.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "common/tests/check.h"
 
 static const char *const own[] = {"mmap", NULL};
 static const aut_rules all = {AUT_ACCEPT(AUT_RTM) | AUT_ACCEPT(AUT_LOCKED) | AUT_ACCEPT_MALLOC |
