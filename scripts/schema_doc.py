@@ -16,7 +16,9 @@ usage: schema_doc.py [--write | --check | --lint] [--docs DIR]
   --check  exit 1 when DIR/RESULTS.md differs from what --write would write
            (a schema changed without `scripts/schema_doc.py --write`)
   --lint   exit 1 unless every schema keeps to the validator's subset, has a
-           description on every property, and the envelopes agree
+           description on every property, and the envelopes agree (a schema
+           whose "tool" is not "rtmem", scripts/workloads.py's, has its own:
+           "tool" naming the program, as its title, and "schema_version")
 DIR defaults to the docs/ folder beside this script's folder. Exit 2 for
 misuse. Without python3 nothing here runs: the tests that use it skip.
 """
@@ -31,7 +33,8 @@ import validate_json  # noqa: E402  (the subset's definition lives there)
 MARKER = ("<!-- Everything below is generated from docs/schema/*.schema.json by "
           "scripts/schema_doc.py --write; edit the schemas, not this. -->")
 ENVELOPE = ("tool", "command", "schema_version", "machine", "rt_setup")
-ORDER = ("memcheck", "bench_random", "bench_threads", "limits", "wcet", "latency")
+ORDER = ("memcheck", "bench_random", "bench_zram", "bench_threads", "limits", "wcet", "latency",
+         "trace_stats", "replay", "fit", "workloads")
 
 
 def schemas(schema_dir):
@@ -90,8 +93,16 @@ def shape(s):
     return s
 
 
-def rows(s, path, required, seen, out):
-    """Appends (field, type, meaning) for s at path and everything inside."""
+def is_lab(s):
+    """A lab command's schema, with the lab's envelope: its tool is "rtmem".
+    Others (scripts/workloads.py's) have an envelope of their own: "tool"
+    naming the program, and "schema_version"."""
+    return s.get("properties", {}).get("tool", {}).get("enum") == ["rtmem"]
+
+
+def rows(s, path, required, seen, out, envelope=ENVELOPE):
+    """Appends (field, type, meaning) for s at path and everything inside
+    (at the top, the fields named in envelope are left out)."""
     if path:
         out.append(("`%s`" % path, type_text(s), meaning(s, required)))
     inner = s
@@ -113,7 +124,7 @@ def rows(s, path, required, seen, out):
     seen.setdefault(key, base)
     req = set(inner.get("required", []))
     for name, sub in props.items():
-        if not path and name in ENVELOPE:
+        if not path and name in envelope:
             continue
         rows(sub, base + "." + name if base else name, name in req, seen, out)
 
@@ -156,8 +167,13 @@ def generate(schema_dir):
         parts += ["Schema: [`docs/schema/%s.schema.json`](schema/%s.schema.json). %s" %
                   (stem, stem, " ".join(s.get("description", "").split())), ""]
         entries = []
-        rows(s, "", True, {}, entries)
-        parts += ["Besides the envelope:", "", table(entries), ""]
+        if is_lab(s):
+            rows(s, "", True, {}, entries)
+            parts += ["Besides the envelope:", "", table(entries), ""]
+        else:
+            rows(s, "", True, {}, entries, envelope=())
+            parts += ["Written by `%s`, not by the lab: its own fields, no lab envelope:" %
+                      s.get("title", stem), "", table(entries), ""]
     return "\n".join(parts)
 
 
@@ -198,6 +214,12 @@ def lint(schema_dir):
         lint_descriptions(s, "", p)
         problems += ["%s: %s" % (stem, x) for x in p]
         props = s.get("properties", {})
+        if not is_lab(s):
+            tool = props.get("tool", {}).get("enum", [])
+            if len(tool) != 1 or s.get("title") != tool[0] or "schema_version" not in props:
+                problems.append("%s: not the lab's: needs \"tool\" (one value, the title) and "
+                                "\"schema_version\"" % stem)
+            continue
         missing = [k for k in ENVELOPE if k not in props]
         if missing:
             problems.append("%s: envelope fields missing: %s" % (stem, ", ".join(missing)))

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Runs EXE with ARGS ("|"-separated) and fails unless it exits with exactly
-# EXPECT. execute_process reports a death by signal as a text such as
+# EXPECT (exit 2 must print the usage on stderr; --help exit 0, the usage on
+# stdout and nothing on stderr). execute_process reports a death by signal as a text such as
 # "Segmentation fault", never as a number, so a crash cannot match.
 # usage: cmake -DEXE=path -DARGS=a|b -DEXPECT=2 -P expect_exit.cmake
 if(ARGS)
@@ -20,5 +21,11 @@ if(NOT "${rc}" STREQUAL "${EXPECT}")
 endif()
 if("${EXPECT}" STREQUAL "2" AND NOT err MATCHES "usage:")
   message(FATAL_ERROR "rtmem ${argv}: exit 2 without the usage on stderr\n${err}")
+endif()
+# --help is the usage on stdout and nothing on stderr (opts_parse_or_exit).
+list(FIND argv "--help" help_at)
+if("${EXPECT}" STREQUAL "0" AND help_at GREATER -1
+   AND (NOT out MATCHES "usage:" OR NOT err STREQUAL ""))
+  message(FATAL_ERROR "rtmem ${argv}: --help without the usage on stdout, or with stderr\n${err}")
 endif()
 message(STATUS "rtmem ${argv}: exit ${rc} as expected")

@@ -166,7 +166,8 @@ static int validate(const lat_opts *o, const cpu_set_t *allowed)
     return 0;
 }
 
-/* 0 misuse-free, 1 help, 2 misuse (message and usage printed). */
+/* OPTS_GO_ON, or the status to exit with: 0 after --help, 2 for misuse
+ * (message and usage printed; opts_parse_or_exit). */
 static int parse(int argc, char **argv, lat_opts *o)
 {
     opt_spec specs[] = {
@@ -185,18 +186,12 @@ static int parse(int argc, char **argv, lat_opts *o)
         {"drop-give", OPT_U64, &o->drop_give, 0},
     };
     size_t ns = sizeof specs / sizeof specs[0];
-    int r = opts_parse(argc, argv, specs, ns);
-    if (r == OPTS_HELP) {
-        usage(stdout);
-        return 1;
-    }
-    if (r == OPTS_BAD) {
-        usage(stderr);
-        return 2;
-    }
+    int rc = opts_parse_or_exit(argc, argv, specs, ns, usage);
+    if (rc != OPTS_GO_ON)
+        return rc;
     if (o->quick && !opts_given(specs, ns, "iterations"))
         o->iterations = QUICK_ITERATIONS;
-    return 0;
+    return OPTS_GO_ON;
 }
 
 /* --- environment ------------------------------------------------------------------ */
@@ -277,9 +272,9 @@ int latency_main(int argc, char **argv)
 {
     lat_opts o = {
         DEFAULT_ITERATIONS, 1000, 20, DEFAULT_SPIN_US, 32, 0, -1, NULL, "tlsf", "tsc", NULL, 0, 0};
-    int r = parse(argc, argv, &o);
-    if (r != 0)
-        return r == 1 ? 0 : 2;
+    int status = parse(argc, argv, &o);
+    if (status != OPTS_GO_ON)
+        return status;
     lat_env e;
     memset(&e, 0, sizeof e);
     if (sched_getaffinity(0, sizeof e.allowed, &e.allowed) != 0)

@@ -110,14 +110,8 @@ endif()
 # --- included by tools/lab/CMakeLists.txt ---------------------------------------
 
 # Unit test: statistics on known samples, the T_sw formula on known inputs.
-add_executable(test_latency_stats ${CMAKE_CURRENT_SOURCE_DIR}/latency/tests/latency_stats_test.c
-               ${CMAKE_CURRENT_SOURCE_DIR}/latency/latency_stats.c
-               ${CMAKE_CURRENT_SOURCE_DIR}/common/summary.c)
-target_include_directories(test_latency_stats PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_compile_definitions(test_latency_stats PRIVATE _GNU_SOURCE)
-target_compile_options(test_latency_stats PRIVATE ${RTMEM_WARNINGS})
-target_link_libraries(test_latency_stats PRIVATE m)
-add_test(NAME lab.latency.stats COMMAND test_latency_stats)
+lab_unit(latency.stats test_latency_stats latency/tests/latency_stats_test.c
+         latency/latency_stats.c common/summary.c LIBS m)
 
 # The quick profile runs every test and its JSON is sane (script mode above).
 add_test(NAME lab.latency.quick-json

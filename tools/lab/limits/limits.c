@@ -67,19 +67,27 @@ static void usage(FILE *f)
             "RTMEM_BENCH_LIB_MIMALLOC (..._JEMALLOC, ..._TCMALLOC) to a path to override.\n");
 }
 
+static const char *const own_kinds[] = {"mmap", "mmap-populate", NULL};
+static const aut_rules rules = {AUT_ACCEPT(AUT_RTM) | AUT_ACCEPT_MALLOC | AUT_ACCEPT(AUT_OWN),
+                                own_kinds,
+                                "any rtm heap name, glibc, mimalloc, jemalloc, tcmalloc, rtmem, "
+                                "mmap, mmap-populate"};
+
+static lim_kind kind_of(const aut *a)
+{
+    if (a->kind == AUT_OWN)
+        return strcmp(a->name, "mmap") == 0 ? LIM_MMAP : LIM_MMAP_POPULATE;
+    return a->kind == AUT_RTM ? LIM_RTM : LIM_MALLOC;
+}
+
 int limits_kind_of(const char *name, lim_kind *kind, const peer **p)
 {
-    *p = peer_find(name);
-    if (*p != NULL)
-        *kind = LIM_MALLOC;
-    else if (strcmp(name, "mmap") == 0)
-        *kind = LIM_MMAP;
-    else if (strcmp(name, "mmap-populate") == 0)
-        *kind = LIM_MMAP_POPULATE;
-    else if (rtm_min_region(name) != 0)
-        *kind = LIM_RTM;
-    else
+    aut a;
+    char why[160];
+    if (aut_parse(name, &rules, &a, why, sizeof why) != 0)
         return -1;
+    *kind = kind_of(&a);
+    *p = a.peer;
     return 0;
 }
 
@@ -149,57 +157,31 @@ static const char *default_allocators(void)
     return buf;
 }
 
-static int add_row(lim_row *rows, size_t n, const char *name, uint64_t region)
-{
-    lim_kind k;
-    const peer *p = NULL;
-    if (strlen(name) >= LIM_NAME_MAX || limits_kind_of(name, &k, &p) != 0) {
-        opts_error(CMD,
-                   "unknown allocator '%s' (known: any rtm heap name, glibc, mimalloc, "
-                   "jemalloc, tcmalloc, mmap, mmap-populate)",
-                   name);
-        return -1;
-    }
-    /* A heap that cannot be made on the region is the user's choice of
-     * region, not a failure of the method. */
-    if (k == LIM_RTM && rtm_min_region(name) > region) {
-        opts_error(CMD, "--region %llu is below the smallest region of '%s' (%zu bytes)",
-                   (unsigned long long)region, name, rtm_min_region(name));
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(rows[i].name, name) == 0) {
-            opts_error(CMD, "allocator '%s' given twice", name);
-            return -1;
-        }
-    if (n == LIM_MAX_ALLOCATORS) {
-        opts_error(CMD, "at most %d allocators", LIM_MAX_ALLOCATORS);
-        return -1;
-    }
-    memset(&rows[n], 0, sizeof rows[n]);
-    snprintf(rows[n].name, sizeof rows[n].name, "%s", name);
-    rows[n].kind = k;
-    rows[n].peer = p;
-    return 0;
-}
-
 /* Splits --allocators into rows. Returns the count, or 0 (message printed). */
 static size_t parse_allocators(const char *list, uint64_t region, lim_row *rows)
 {
-    size_t n = 0;
-    for (const char *p = list; *p != '\0';) {
-        size_t len = strcspn(p, ",");
-        char name[64];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 63 ? len : 63), p);
-        if (add_row(rows, n, name, region) != 0)
-            return 0;
-        n++;
-        p += len;
-        if (*p == ',')
-            p++;
+    static aut auts[LIM_MAX_ALLOCATORS];
+    char why[256];
+    size_t n = aut_parse_list(list, &rules, auts, LIM_MAX_ALLOCATORS, why, sizeof why);
+    if (n == 0) {
+        opts_error(CMD, "--allocators: %s", why);
+        return 0;
     }
-    if (n == 0)
-        opts_error(CMD, "--allocators is empty");
+    for (size_t i = 0; i < n; i++) {
+        const char *name = auts[i].name;
+        /* A heap that cannot be made on the region is the user's choice of
+         * region, not a failure of the method. */
+        if (auts[i].kind == AUT_RTM && rtm_min_region(name) > region) {
+            opts_error(CMD, "--region %llu is below the smallest region of '%s' (%zu bytes)",
+                       (unsigned long long)region, name, rtm_min_region(name));
+            return 0;
+        }
+        memset(&rows[i], 0, sizeof rows[i]);
+        memcpy(rows[i].name, name, sizeof auts[i].name); /* LIM_NAME_MAX == AUT_NAME_MAX */
+        rows[i].kind = kind_of(&auts[i]);
+        rows[i].peer = auts[i].peer;
+        rows[i].aut = &auts[i];
+    }
     return n;
 }
 
@@ -292,12 +274,10 @@ static void locate_libraries(lim_row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         lim_row *r = &rows[i];
-        r->lib[0] = '\0';
-        if (r->peer != NULL && r->peer->marker != NULL &&
-            peer_locate(r->peer, r->lib, sizeof r->lib) != 0) {
-            r->lib[0] = '\0';
+        /* The schema has no "not built": a missing drop-in is not installed
+         * here either. */
+        if (aut_locate(r->aut, r->lib, sizeof r->lib) != LAB_OK)
             r->status = LAB_NOT_INSTALLED;
-        }
     }
 }
 

@@ -36,6 +36,7 @@
 
 #include "common/clock.h"
 #include "common/machine.h"
+#include "common/aut.h"
 #include "common/peers.h"
 #include "common/status.h"
 
@@ -86,7 +87,7 @@ typedef enum lim_kind {
 
 #define LIM_MAX_SIZES      16
 #define LIM_MAX_ALLOCATORS 24
-#define LIM_NAME_MAX       40
+#define LIM_NAME_MAX       AUT_NAME_MAX
 
 /* Status of a row, a probe or a size (common/status.h): ok, n/a (the
  * allocator cannot serve this: a pool above its block), not installed,
@@ -148,6 +149,7 @@ typedef struct lim_row {
     char name[LIM_NAME_MAX];
     lim_kind kind;
     const peer *peer; /* LIM_MALLOC only */
+    const aut *aut;   /* what the name is (common/aut.h) */
     char lib[PATH_MAX];
     lab_status status; /* of the row as a whole (not installed, invalid, ...) */
     lim_largest largest;
@@ -194,7 +196,8 @@ typedef struct limits_bench {
 
 /* --- limits.c ---------------------------------------------------------- */
 int limits_main(int argc, char **argv);
-/* What --allocators NAME is: "glibc" and the peers (LIM_MALLOC, *p set),
+/* What --allocators NAME is (aut.h): glibc, the peers and the drop-in
+ * (LIM_MALLOC, *p set),
  * "mmap", "mmap-populate", or any name rtm_min_region() accepts. Returns 0,
  * or -1 for an unknown name. */
 int limits_kind_of(const char *name, lim_kind *kind, const peer **p);

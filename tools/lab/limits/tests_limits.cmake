@@ -57,10 +57,5 @@ set_tests_properties(lab.limits.peer-not-installed PROPERTIES
                      PASS_REGULAR_EXPRESSION "jemalloc +not installed" TIMEOUT 120)
 
 # The probe's arithmetic, exactly (limits/tests/limits_probe_test.c).
-add_executable(lab_limits_probe_test ${CMAKE_CURRENT_SOURCE_DIR}/limits/tests/limits_probe_test.c
-                                     ${CMAKE_CURRENT_SOURCE_DIR}/limits/limits_probe.c)
-target_compile_definitions(lab_limits_probe_test PRIVATE _GNU_SOURCE)
-target_include_directories(lab_limits_probe_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_link_libraries(lab_limits_probe_test PRIVATE rtmem::rtmem_static)
-target_compile_options(lab_limits_probe_test PRIVATE ${RTMEM_WARNINGS})
-add_test(NAME lab.limits.probe COMMAND lab_limits_probe_test)
+lab_unit(limits.probe lab_limits_probe_test limits/tests/limits_probe_test.c
+         limits/limits_probe.c LIBS rtmem::rtmem_static)

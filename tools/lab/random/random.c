@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/aut.h"
 #include "common/clock.h"
 #include "common/opts.h"
 #include "random/random.h"
@@ -187,42 +188,23 @@ static int validate_mode(const random_opts *o, const opt_spec *specs, size_t ns)
     return 0;
 }
 
+const aut_rules random_aut_rules = {AUT_ACCEPT(AUT_RTM) | AUT_ACCEPT_MALLOC, NULL,
+                                    DEFAULT_ALLOCATORS ", or any rtm heap name"};
+
 size_t random_parse_allocators(const char *list, alloc_row *rows)
 {
-    static char heap_names[RANDOM_MAX_ALLOCATORS][32];
-    size_t n = 0;
-    const char *p = list;
-    while (*p != '\0') {
-        size_t len = strcspn(p, ",");
-        char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
-        const peer *pe = peer_find(name);
-        /* Not a malloc peer: any heap rtm_heap_create() accepts ("pool:4096"). */
-        if (pe == NULL && rtm_min_region(name) == 0) {
-            opts_error("bench random", "unknown allocator '%s' (known: %s, or any rtm heap name)",
-                       name, DEFAULT_ALLOCATORS);
-            return 0;
-        }
-        for (size_t i = 0; i < n; i++)
-            if (strcmp(rows[i].name, name) == 0) {
-                opts_error("bench random", "allocator '%s' given twice", name);
-                return 0;
-            }
-        if (n == RANDOM_MAX_ALLOCATORS) {
-            opts_error("bench random", "at most %d allocators", RANDOM_MAX_ALLOCATORS);
-            return 0;
-        }
-        snprintf(heap_names[n], sizeof heap_names[n], "%s", name);
-        memset(&rows[n], 0, sizeof rows[n]);
-        rows[n].name = pe != NULL ? pe->name : heap_names[n];
-        rows[n].peer = pe;
-        n++;
-        p += len;
-        if (*p == ',')
-            p++;
-    }
+    static aut auts[RANDOM_MAX_ALLOCATORS];
+    char why[256];
+    size_t n =
+        aut_parse_list(list, &random_aut_rules, auts, RANDOM_MAX_ALLOCATORS, why, sizeof why);
     if (n == 0)
-        opts_error("bench random", "--allocators is empty");
+        opts_error("bench random", "--allocators: %s", why);
+    for (size_t i = 0; i < n; i++) {
+        memset(&rows[i], 0, sizeof rows[i]);
+        rows[i].name = auts[i].name;
+        rows[i].peer = auts[i].peer;
+        rows[i].aut = &auts[i];
+    }
     return n;
 }
 
@@ -311,13 +293,8 @@ static void run_child(const random_bench *b, const alloc_row *row, uint64_t seed
 
 void random_locate_libraries(alloc_row *rows, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        rows[i].lib[0] = '\0';
-        if (rows[i].peer != NULL && rows[i].peer->marker != NULL)
-            rows[i].missing = peer_locate(rows[i].peer, rows[i].lib, sizeof rows[i].lib) != 0;
-        if (rows[i].missing)
-            rows[i].lib[0] = '\0';
-    }
+    for (size_t i = 0; i < n; i++)
+        rows[i].missing = aut_locate(rows[i].aut, rows[i].lib, sizeof rows[i].lib) != LAB_OK;
 }
 
 /* The interleaved schedule: round r of every allocator before round r+1. */

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "common/machine.h"
+#include "common/aut.h"
 #include "common/peers.h"
 #include "common/status.h"
 
@@ -82,7 +83,8 @@ static inline int random_clean(const random_result *r)
 /* One allocator across all rounds, and what is derived from its runs. */
 typedef struct alloc_row {
     const char *name;
-    const peer *peer; /* NULL for TLSF */
+    const peer *peer; /* NULL for an rtm heap (aut->peer) */
+    const aut *aut;   /* what the name is (common/aut.h)  */
     char lib[PATH_MAX];
     int missing;
     random_result *runs;
@@ -122,8 +124,10 @@ int random_main(int argc, char **argv);
 /* The rtm heaps' region for these options: --tlsf-region, else slots x max
  * x 2 (the sweep passes its largest window's end as max); whole pages. */
 uint64_t random_region_bytes(const random_opts *o);
-/* Splits --allocators into rows (name, peer). Returns the count, or 0 with
- * the message printed. */
+/* What --allocators and --child accept: rtm heaps and mallocs (aut.h). */
+extern const aut_rules random_aut_rules;
+/* Splits --allocators into rows (name, peer, aut). Returns the count, or 0
+ * with the message printed. */
 size_t random_parse_allocators(const char *list, alloc_row *rows);
 /* Finds each peer's library; a peer without one is marked missing. */
 void random_locate_libraries(alloc_row *rows, size_t n);

@@ -131,10 +131,12 @@ static int child_fail(const random_opts *o, const char *why)
 
 int random_child(const random_opts *o)
 {
-    const peer *p = peer_find(o->child);
-    int is_rtm = p == NULL && rtm_min_region(o->child) != 0; /* "tlsf", "pool:4096", ... */
-    if (!is_rtm && p == NULL)
+    aut a;
+    char bad[160];
+    if (aut_parse(o->child, &random_aut_rules, &a, bad, sizeof bad) != 0)
         return child_fail(o, "unknown allocator");
+    const peer *p = a.peer;
+    int is_rtm = a.kind == AUT_RTM; /* "tlsf", "pool:4096", ... */
     child_id id;
     id.valid = peer_verify(p, o->child_lib, id.why, sizeof id.why, id.from, sizeof id.from,
                            id.version, sizeof id.version);

@@ -130,10 +130,12 @@ static int sweep_fail(const random_opts *o, const char *why)
 
 int random_sweep_child(const random_opts *o)
 {
-    const peer *p = peer_find(o->child);
-    int is_rtm = p == NULL && rtm_min_region(o->child) != 0;
-    if (!is_rtm && p == NULL)
+    aut a;
+    char bad[160];
+    if (aut_parse(o->child, &random_aut_rules, &a, bad, sizeof bad) != 0)
         return sweep_fail(o, "unknown allocator");
+    const peer *p = a.peer;
+    int is_rtm = a.kind == AUT_RTM; /* "tlsf", "pool:4096", ... */
     char why[768], from[256], version[96], rt[256];
     int valid =
         peer_verify(p, o->child_lib, why, sizeof why, from, sizeof from, version, sizeof version);

@@ -38,11 +38,5 @@ lab_expect(misuse.random.cpu-out-of-range 2 bench random --cpu 100000)
 
 # Unit test of the sweep's pure functions (windows, seeds, option rules,
 # table rows, per-window and per-curve statistics).
-add_executable(random_sweep_plan_test ${CMAKE_CURRENT_SOURCE_DIR}/random/tests/random_sweep_plan_test.c
-                                      ${CMAKE_CURRENT_SOURCE_DIR}/random/random_sweep_plan.c
-                                      ${CMAKE_CURRENT_SOURCE_DIR}/common/summary.c)
-target_include_directories(random_sweep_plan_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_compile_options(random_sweep_plan_test PRIVATE ${RTMEM_WARNINGS})
-target_compile_definitions(random_sweep_plan_test PRIVATE _GNU_SOURCE)
-target_link_libraries(random_sweep_plan_test PRIVATE m)
-add_test(NAME lab.random.sweep.plan COMMAND random_sweep_plan_test)
+lab_unit(random.sweep.plan random_sweep_plan_test random/tests/random_sweep_plan_test.c
+         random/random_sweep_plan.c common/summary.c LIBS m)

@@ -93,12 +93,5 @@ lab_expect(threads.misuse.unknown-option 2 bench threads --bogus)
 
 # Unit test of the pure pieces: list parsers, the pool benchmark's sizes, the result
 # line, ratios and summaries.
-add_executable(lab_threads_unit ${CMAKE_CURRENT_SOURCE_DIR}/threads/tests/threads_unit.c
-                                ${CMAKE_CURRENT_SOURCE_DIR}/threads/threads_parse.c
-                                ${CMAKE_CURRENT_SOURCE_DIR}/common/result_line.c
-                                ${CMAKE_CURRENT_SOURCE_DIR}/common/summary.c)
-target_include_directories(lab_threads_unit PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_compile_definitions(lab_threads_unit PRIVATE _GNU_SOURCE)
-target_compile_options(lab_threads_unit PRIVATE ${RTMEM_WARNINGS})
-target_link_libraries(lab_threads_unit PRIVATE m)
-add_test(NAME lab.threads.unit COMMAND lab_threads_unit)
+lab_unit(threads.unit lab_threads_unit threads/tests/threads_unit.c threads/threads_parse.c
+         common/result_line.c common/summary.c LIBS m)

@@ -96,38 +96,30 @@ static uint64_t default_seed(void)
     return (uint64_t)time(NULL) * UINT64_C(1000003) ^ (uint64_t)getpid();
 }
 
-/* Whether name is an allocator this command measures; kind filled. */
-static int known_allocator(const char *name, enum tr_kind *kind)
-{
-    const peer *p = peer_find(name);
-    if (p != NULL) {
-        *kind = peer_is_local(p) ? TR_KIND_DROPIN : TR_KIND_PEER;
-        return 1;
-    }
-    *kind = TR_KIND_LOCKED;
-    return strncmp(name, "locked:", 7) == 0 && rtm_min_region(name + 7) != 0;
-}
+const aut_rules tr_aut_rules = {AUT_ACCEPT(AUT_LOCKED) | AUT_ACCEPT_MALLOC, NULL,
+                                "glibc, mimalloc, jemalloc, tcmalloc, rtmem, or "
+                                "locked:<rtm heap name>"};
 
 /* --allocators into rows. Returns 0 or -1 (message printed). */
 static int parse_allocators(const char *list, tr_bench *b)
 {
-    static char names[TR_MAX_ALLOCATORS][TR_NAME_MAX];
-    char why[160];
-    if (tr_split_names(list, names, TR_MAX_ALLOCATORS, &b->nrows, why, sizeof why) != 0) {
+    static aut auts[TR_MAX_ALLOCATORS];
+    char why[256];
+    b->nrows = aut_parse_list(list, &tr_aut_rules, auts, TR_MAX_ALLOCATORS, why, sizeof why);
+    if (b->nrows == 0) {
         opts_error(CMD, "--allocators: %s", why);
         return -1;
     }
     for (size_t i = 0; i < b->nrows; i++) {
         tr_row *row = &b->rows[i];
-        if (!known_allocator(names[i], &row->kind)) {
-            opts_error(CMD,
-                       "unknown allocator '%s' (glibc, mimalloc, jemalloc, tcmalloc, rtmem, or "
-                       "locked:<rtm heap name>)",
-                       names[i]);
-            return -1;
-        }
-        memcpy(row->name, names[i], sizeof row->name);
-        row->peer = peer_find(names[i]);
+        aut_kind k = auts[i].kind;
+        _Static_assert(TR_NAME_MAX >= AUT_NAME_MAX, "row names hold every name");
+        memcpy(row->name, auts[i].name, sizeof auts[i].name);
+        row->kind = k == AUT_LOCKED   ? TR_KIND_LOCKED
+                    : k == AUT_DROPIN ? TR_KIND_DROPIN
+                                      : TR_KIND_PEER;
+        row->peer = auts[i].peer;
+        row->aut = &auts[i];
     }
     return 0;
 }
@@ -239,11 +231,7 @@ static void locate_libraries(tr_bench *b)
 {
     for (size_t i = 0; i < b->nrows; i++) {
         tr_row *row = &b->rows[i];
-        row->lib[0] = '\0';
-        if (row->peer != NULL && row->peer->marker != NULL)
-            row->missing = peer_locate(row->peer, row->lib, sizeof row->lib) != 0;
-        if (row->missing)
-            row->lib[0] = '\0';
+        row->missing = aut_locate(row->aut, row->lib, sizeof row->lib) != LAB_OK;
     }
 }
 

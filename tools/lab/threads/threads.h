@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "common/machine.h"
+#include "common/aut.h"
 #include "common/peers.h"
 #include "common/status.h"
 #include "common/summary.h"
@@ -104,6 +105,8 @@ static inline int tr_clean(const tr_result *r)
 }
 
 enum tr_kind { TR_KIND_PEER, TR_KIND_DROPIN, TR_KIND_LOCKED };
+/* What --allocators and --child accept: the mallocs and locked rtm heaps. */
+extern const aut_rules tr_aut_rules;
 /* A cell's or a row's status (common/status.h): ok, not installed, not
  * built, invalid, error, refused. */
 
@@ -123,6 +126,7 @@ typedef struct tr_row {
     char name[TR_NAME_MAX]; /* "glibc", "rtmem", "locked:tlsf", ...  */
     enum tr_kind kind;
     const peer *peer; /* NULL for a locked rtm heap            */
+    const aut *aut;   /* what the name is (common/aut.h)       */
     char lib[PATH_MAX];
     int missing; /* the peer's library was not found       */
     tr_cell cell[TR_NBENCH][TR_MAX_COUNTS];

@@ -149,10 +149,12 @@ static int run_bench(const threads_opts *o, int bench, tr_heap *heap, outcome *r
 int threads_child(const threads_opts *o)
 {
     int bench = strcmp(o->child_bench, tr_bench_names[TR_PC]) == 0 ? TR_PC : TR_SEED;
-    int is_locked = strncmp(o->child, "locked:", 7) == 0;
-    const peer *p = is_locked ? NULL : peer_find(o->child);
-    if (!is_locked && p == NULL)
+    aut a;
+    char bad[160];
+    if (aut_parse(o->child, &tr_aut_rules, &a, bad, sizeof bad) != 0)
         return child_fail(o, "unknown allocator");
+    int is_locked = a.kind == AUT_LOCKED;
+    const peer *p = a.peer;
     static child_id id;
     identify(o, p, &id);
     uint64_t rss_start = rss_now_kb();

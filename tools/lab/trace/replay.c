@@ -79,53 +79,29 @@ static const char *default_allocators(int quick)
     return buf;
 }
 
-static int add_row(replay_bench *b, const char *name)
-{
-    const peer *p = peer_find(name);
-    int rtm = p == NULL && rtm_min_region(name) != 0;
-    if (p == NULL && !rtm) {
-        opts_error(CMD,
-                   "unknown allocator '%s' (rtm heap names, glibc, mimalloc, jemalloc, "
-                   "tcmalloc, rtmem)",
-                   name);
-        return -1;
-    }
-    for (size_t i = 0; i < b->nrows; i++)
-        if (strcmp(b->rows[i].name, name) == 0) {
-            opts_error(CMD, "allocator '%s' given twice", name);
-            return -1;
-        }
-    if (b->nrows == RP_MAX_ROWS || strlen(name) >= sizeof b->rows[0].name) {
-        opts_error(CMD, "at most %d allocators, names below 64 characters", RP_MAX_ROWS);
-        return -1;
-    }
-    rp_row *r = &b->rows[b->nrows++];
-    memset(r, 0, sizeof *r);
-    snprintf(r->name, sizeof r->name, "%s", name);
-    r->is_rtm = rtm;
-    r->peer = p;
-    r->status = "error";
-    return 0;
-}
+static const aut_rules rules = {AUT_ACCEPT(AUT_RTM) | AUT_ACCEPT_MALLOC, NULL,
+                                "rtm heap names, glibc, mimalloc, jemalloc, tcmalloc, rtmem"};
 
 static int parse_allocators(replay_bench *b, const char *list)
 {
-    for (const char *p = list; *p != '\0';) {
-        size_t len = strcspn(p, ",");
-        char name[80];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 79 ? len : 79), p);
-        if (len == 0 || add_row(b, name) != 0) {
-            if (len == 0)
-                opts_error(CMD, "empty name in --allocators '%s'", list);
-            return -1;
-        }
-        p += len;
-        if (*p == ',')
-            p++;
+    aut auts[RP_MAX_ROWS];
+    char why[256];
+    b->nrows = aut_parse_list(list, &rules, auts, RP_MAX_ROWS, why, sizeof why);
+    if (b->nrows == 0) {
+        opts_error(CMD, "--allocators: %s", why);
+        return -1;
     }
-    if (b->nrows == 0)
-        opts_error(CMD, "--allocators is empty");
-    return b->nrows == 0 ? -1 : 0;
+    for (size_t i = 0; i < b->nrows; i++) {
+        rp_row *r = &b->rows[i];
+        memset(r, 0, sizeof *r);
+        _Static_assert(sizeof r->name >= AUT_NAME_MAX, "row names hold every name");
+        memcpy(r->name, auts[i].name, sizeof auts[i].name);
+        r->is_rtm = auts[i].kind == AUT_RTM;
+        r->peer = auts[i].peer;
+        r->aut = auts[i];
+        r->status = "error";
+    }
+    return 0;
 }
 
 /* --- running ---------------------------------------------------------------- */
@@ -218,11 +194,11 @@ static void run_row(replay_bench *b, rp_row *row, size_t i)
         run_rtm(b, row);
         return;
     }
-    if (row->peer->marker != NULL && peer_locate(row->peer, row->lib, sizeof row->lib) != 0) {
-        row->lib[0] = '\0';
+    lab_status found = aut_locate(&row->aut, row->lib, sizeof row->lib);
+    if (found != LAB_OK) {
         row->status = "not installed";
         snprintf(row->why, sizeof row->why, "%s",
-                 peer_is_local(row->peer) ? "not built" : "library not found");
+                 found == LAB_NOT_BUILT ? "not built" : "library not found");
         return;
     }
     run_child(b, row);
@@ -317,14 +293,13 @@ static int wcet_misuse(const replay_opts *o)
     }
     if (o->allocators == NULL)
         return 0;
-    for (const char *p = o->allocators; *p != '\0';) {
-        size_t len = strcspn(p, ",");
-        char name[80];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 79 ? len : 79), p);
-        if (strcmp(name, "glibc") == 0 || (peer_find(name) == NULL && rtm_min_region(name) != 0))
+    aut auts[RP_MAX_ROWS];
+    size_t n = aut_parse_list(o->allocators, &rules, auts, RP_MAX_ROWS, why, sizeof why);
+    if (n == 0)
+        return 0; /* the list's own error comes with the rows */
+    for (size_t i = 0; i < n; i++)
+        if (auts[i].kind == AUT_RTM || auts[i].kind == AUT_LIBC)
             return 0;
-        p += len + (p[len] == ',');
-    }
     opts_error(CMD,
                "--wcet counts rtm heaps and glibc only; --allocators '%s' has neither "
                "(malloc peers run under LD_PRELOAD, which the counter cannot trace)",

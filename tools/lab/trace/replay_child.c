@@ -47,9 +47,12 @@ static int fail(const replay_opts *o, const char *why)
 
 int replay_child(const replay_opts *o)
 {
-    const peer *p = peer_find(o->child);
-    if (p == NULL)
+    static const aut_rules mallocs = {AUT_ACCEPT_MALLOC, NULL, "glibc and the peers"};
+    aut a;
+    char bad[160];
+    if (aut_parse(o->child, &mallocs, &a, bad, sizeof bad) != 0)
         return fail(o, "not a malloc");
+    const peer *p = a.peer;
     char why[768], from[256], version[96];
     int valid =
         peer_verify(p, o->child_lib, why, sizeof why, from, sizeof from, version, sizeof version);

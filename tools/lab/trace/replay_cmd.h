@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/machine.h"
+#include "common/aut.h"
 #include "common/peers.h"
 #include "trace/replay.h"
 #include "trace/trace_read.h"
@@ -41,6 +42,7 @@ typedef struct rp_row {
     char name[64];
     int is_rtm;
     const peer *peer;
+    aut aut; /* what the name is (common/aut.h) */
     char lib[512];
     const char *status; /* "ok", "not installed", "invalid", "error" */
     char why[512];

@@ -46,10 +46,4 @@ lab_expect(misuse.zram.flag-with-value 2 bench zram --quick=1)
 
 # Unit test of the pure parts (the zram case's distribution, efficiency, the
 # page set, the VmRSS reader, the summary bands).
-add_executable(zram_plan_test ${CMAKE_CURRENT_SOURCE_DIR}/zram/tests/zram_plan_test.c
-                              ${CMAKE_CURRENT_SOURCE_DIR}/zram/zram_plan.c)
-target_include_directories(zram_plan_test PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-target_compile_options(zram_plan_test PRIVATE ${RTMEM_WARNINGS})
-target_compile_definitions(zram_plan_test PRIVATE _GNU_SOURCE)
-target_link_libraries(zram_plan_test PRIVATE m)
-add_test(NAME lab.zram.plan COMMAND zram_plan_test)
+lab_unit(zram.plan zram_plan_test zram/tests/zram_plan_test.c zram/zram_plan.c LIBS m)

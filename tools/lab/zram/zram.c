@@ -78,47 +78,31 @@ const char *zram_kind_name(enum zram_kind k)
 
 /* --- allocators ----------------------------------------------------------- */
 
-static int parse_one(zram_bench *s, const char *name)
+static const char *const own_kinds[] = {"zsmalloc", NULL};
+const aut_rules zram_aut_rules = {AUT_ACCEPT(AUT_RTM) | AUT_ACCEPT_MALLOC | AUT_ACCEPT(AUT_OWN),
+                                  own_kinds, ZRAM_DEFAULT_ALLOCATORS ", or any rtm heap name"};
+
+enum zram_kind zram_kind_of(const aut *a)
 {
-    static char names[ZRAM_MAX_ALLOCATORS][32];
-    const peer *pe = peer_find(name);
-    int zs = strcmp(name, "zsmalloc") == 0;
-    if (pe == NULL && !zs && rtm_min_region(name) == 0) {
-        opts_error(CMD, "unknown allocator '%s' (known: %s, or any rtm heap name)", name,
-                   ZRAM_DEFAULT_ALLOCATORS);
-        return -1;
-    }
-    for (size_t i = 0; i < s->nrows; i++)
-        if (strcmp(s->rows[i].name, name) == 0) {
-            opts_error(CMD, "allocator '%s' given twice", name);
-            return -1;
-        }
-    if (s->nrows == ZRAM_MAX_ALLOCATORS) {
-        opts_error(CMD, "at most %d allocators", ZRAM_MAX_ALLOCATORS);
-        return -1;
-    }
-    zram_row *row = &s->rows[s->nrows];
-    snprintf(names[s->nrows], sizeof names[0], "%s", name);
-    row->name = names[s->nrows++];
-    row->peer = pe;
-    row->kind = pe != NULL ? ZK_MALLOC : zs ? ZK_ZSMALLOC : ZK_HEAP;
-    return 0;
+    return a->kind == AUT_OWN ? ZK_ZSMALLOC : a->kind == AUT_RTM ? ZK_HEAP : ZK_MALLOC;
 }
 
 /* Splits --allocators into rows. Returns 0, or -1 (message printed). */
 static int parse_allocators(zram_bench *s, const char *list)
 {
-    for (const char *p = list; *p != '\0';) {
-        size_t len = strcspn(p, ",");
-        char name[32];
-        snprintf(name, sizeof name, "%.*s", (int)(len < 31 ? len : 31), p);
-        if (parse_one(s, name) != 0)
-            return -1;
-        p += len + (p[len] == ',');
-    }
+    static aut auts[ZRAM_MAX_ALLOCATORS];
+    char why[256];
+    s->nrows = aut_parse_list(list, &zram_aut_rules, auts, ZRAM_MAX_ALLOCATORS, why, sizeof why);
     if (s->nrows == 0) {
-        opts_error(CMD, "--allocators is empty");
+        opts_error(CMD, "--allocators: %s", why);
         return -1;
+    }
+    for (size_t i = 0; i < s->nrows; i++) {
+        zram_row *row = &s->rows[i];
+        row->name = auts[i].name;
+        row->peer = auts[i].peer;
+        row->aut = &auts[i];
+        row->kind = zram_kind_of(&auts[i]);
     }
     return 0;
 }
@@ -267,11 +251,7 @@ static int alloc_rows(zram_bench *s)
 {
     for (size_t i = 0; i < s->nrows; i++) {
         zram_row *row = &s->rows[i];
-        row->lib[0] = '\0';
-        if (row->peer != NULL && row->peer->marker != NULL)
-            row->missing = peer_locate(row->peer, row->lib, sizeof row->lib) != 0;
-        if (row->missing)
-            row->lib[0] = '\0';
+        row->missing = aut_locate(row->aut, row->lib, sizeof row->lib) != LAB_OK;
         row->runs = calloc((size_t)s->o->runs, sizeof *row->runs);
         row->cells = calloc(s->npts, sizeof *row->cells);
         if (row->runs == NULL || row->cells == NULL)

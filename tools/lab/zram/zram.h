@@ -45,6 +45,7 @@
 #include <stdint.h>
 
 #include "common/machine.h"
+#include "common/aut.h"
 #include "common/peers.h"
 #include "random/random.h"
 #include "random/random_sweep.h"
@@ -183,6 +184,7 @@ typedef struct zram_row {
     const char *name;
     enum zram_kind kind;
     const peer *peer;
+    const aut *aut; /* what the name is (common/aut.h) */
     char lib[PATH_MAX];
     int missing;
     zram_run *runs;
@@ -205,6 +207,10 @@ typedef struct zram_bench {
 
 /* zram.c */
 const char *zram_kind_name(enum zram_kind k);
+/* What --allocators and --child accept: rtm heaps, mallocs, zsmalloc. */
+extern const aut_rules zram_aut_rules;
+/* The row kind of an allocator under test. */
+enum zram_kind zram_kind_of(const aut *a);
 /* zram_child.c */
 int zram_child(const zram_opts *o);
 /* zram_report.c */

@@ -324,16 +324,6 @@ static int child_fail(const zram_opts *o, const char *why)
     return 1;
 }
 
-/* The kind of an allocator name; -1 when unknown. */
-static int kind_of(const char *name)
-{
-    if (strcmp(name, "zsmalloc") == 0)
-        return ZK_ZSMALLOC;
-    if (peer_find(name) != NULL)
-        return ZK_MALLOC;
-    return rtm_min_region(name) != 0 ? ZK_HEAP : -1;
-}
-
 /* The region, every page present before any clock (as the sweep's child). */
 static void *prefaulted(uint64_t bytes)
 {
@@ -391,18 +381,20 @@ static int setup(child_env *e, zc_loop *s)
 
 int zram_child(const zram_opts *o)
 {
-    int kind = kind_of(o->child);
-    if (kind < 0)
+    aut a;
+    char bad[160];
+    if (aut_parse(o->child, &zram_aut_rules, &a, bad, sizeof bad) != 0)
         return child_fail(o, "unknown allocator");
+    enum zram_kind kind = zram_kind_of(&a);
     size_t nwin = sweep_window_count(o->sweep_step, o->sweep_max), done = 0, want = nwin + 1u;
     if (o->child_point != ZRAM_ALL_POINTS && o->child_point > nwin)
         return child_fail(o, "--child-point beyond the zram case");
-    const peer *p = kind == ZK_MALLOC ? peer_find(o->child) : NULL;
+    const peer *p = a.peer;
     char why[768], from[256], version[96], rt[256];
     int valid =
         peer_verify(p, o->child_lib, why, sizeof why, from, sizeof from, version, sizeof version);
     bench_clock clk = {(int)o->child_tsc, o->child_tick_ns, o->child_cost, 0};
-    child_env e = {o, (enum zram_kind)kind, NULL, o->region, NULL, 0};
+    child_env e = {o, kind, NULL, o->region, NULL, 0};
     zc_loop s = {NULL, NULL, (uint32_t)o->slots, 1, 1, NULL, {0}, 0, &clk};
     if (setup(&e, &s) != 0)
         return child_fail(o, "cannot allocate the slots or map the region");

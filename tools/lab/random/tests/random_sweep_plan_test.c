@@ -13,16 +13,7 @@
 #include <string.h>
 
 #include "random/random_sweep.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "common/tests/check.h"
 
 static void test_windows(void)
 {

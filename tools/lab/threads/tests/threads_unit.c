@@ -13,16 +13,7 @@
 
 #include "common/result_line.h"
 #include "threads/threads.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "common/tests/check.h"
 
 static int counts_ok(const char *text, size_t expect_n, const size_t *expect)
 {

@@ -14,16 +14,7 @@
 
 #include "common/prng.h"
 #include "zram/zram.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "common/tests/check.h"
 
 static void test_table(void)
 {

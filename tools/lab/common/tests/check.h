@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: MIT
+/*
+ * check.h -- the one assertion of the lab's unit tests (common/tests/,
+ * memcheck/tests/, random/tests/, threads/tests/, zram/tests/): CHECK
+ * records a failure with file:line and the expression and goes on, so one
+ * run shows every broken check; the test ends by returning non-zero when
+ * `failures` is, which is what ctest sees. Header-only, one per test
+ * program: the lab's tests stay buildable against an installed rtmem, so
+ * they do not reach for the library's tests/common/check.h.
+ */
+#ifndef RTM_LAB_TESTS_CHECK_H
+#define RTM_LAB_TESTS_CHECK_H
+
+#include <stdio.h>
+
+static int failures;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
+            failures++;                                                                            \
+        }                                                                                          \
+    } while (0)
+
+#endif /* RTM_LAB_TESTS_CHECK_H */

@@ -1,0 +1,5 @@
+# SPDX-License-Identifier: MIT
+# common/: unit tests of the pieces every command shares (included by
+# tools/lab/CMakeLists.txt). aut: the allocator-under-test type.
+lab_unit(common.aut lab_aut_test common/tests/aut_test.c common/aut.c common/peers.c
+         LIBS rtmem::rtmem_static ${CMAKE_DL_LIBS})
