@@ -40,6 +40,13 @@
  * class at a time: rtmem's producer/consumer peak RSS was 1.7-2.0x
  * mimalloc's. A thread that allocates what it frees keeps the full limit.
  *
+ * Idle trim: once per decay period (looked at every MAINT_TICKS slow
+ * paths), a bin that no allocation found empty during the last period
+ * gives all its blocks back and returns to its smallest limit (trim_idle),
+ * so a thread that stopped allocating a class stops holding it. Only the
+ * owning thread touches its cache (the fast paths take no lock), so a
+ * thread that runs no slow path keeps what it holds, within the bounds.
+ *
  * Thread exit: a pthread key's destructor flushes every bin to the central
  * lists and puts the cache on the free list for the next new thread; the
  * thread's later frees (other destructors, libc's own clean-up) go straight
