@@ -30,7 +30,12 @@
  * returned between two live ones went to the next thread that refilled,
  * and two threads wrote one line (tests/malloc/test_malloc_lines.c). The
  * one exception: a thread without a cache asking for a single block when
- * nothing else is left takes one block of a group.
+ * nothing else is left takes one block of a group. A span also records
+ * which thread cache last took blocks out of it (its owner tag, in the
+ * page map): a thread that frees a block of a span it does not own sends
+ * it back here instead of reusing it (tcache.c, "False sharing"), and
+ * straight to its span (rtmm_central_return), not to the transfer cache,
+ * which would hand it to any thread while its line neighbours are out.
  *
  * Blocks that sat in a transfer cache through a whole decay period (its
  * low-water mark) are moved back to their spans by rtmm_central_drain(), so
@@ -117,6 +122,7 @@ static span *new_span(central *c, unsigned cls)
     s->nfree = ci->nobj;
     s->gfree = ci->nobj / ci->group;
     s->hint = 0;
+    s->owner = 0; /* rtmm_heap_alloc set the page map's tags to 0 */
     for (uint32_t w = 0; w < SPAN_WORDS; w++) {
         uint32_t lo = w * 64u;
         s->bits[w] = ci->nobj >= lo + 64u ? ~(uint64_t)0
@@ -202,7 +208,7 @@ static void return_to_span(central *c, unsigned cls, void *p)
 
 /* --- the two operations ------------------------------------------------------- */
 
-uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n)
+uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n, unsigned tag)
 {
     central *c = &C[cls];
     const class_info *ci = &rtmm_class[cls];
@@ -218,6 +224,8 @@ uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n)
         span *s = c->partial ? c->partial : new_span(c, cls);
         if (s == NULL)
             break;
+        if (tag != 0 && s->owner != tag) /* owner changes: tcache.c */
+            rtmm_pm_set_owner(s, tag);
         uint32_t got = take_from_span(c, s, ci, out + k, n - k);
         if (got == 0)
             break;
@@ -236,6 +244,15 @@ void rtmm_central_release(unsigned cls, void *const *blocks, uint32_t n)
     memcpy(c->xfer + c->xcount, blocks, k * sizeof(void *));
     c->xcount += k;
     for (uint32_t i = k; i < n; i++)
+        return_to_span(c, cls, blocks[i]);
+    lock_give(&c->lock);
+}
+
+void rtmm_central_return(unsigned cls, void *const *blocks, uint32_t n)
+{
+    central *c = &C[cls];
+    lock_take(&c->lock);
+    for (uint32_t i = 0; i < n; i++)
         return_to_span(c, cls, blocks[i]);
     lock_give(&c->lock);
 }

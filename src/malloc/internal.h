@@ -253,6 +253,7 @@ typedef struct span {
     uint8_t dirty;   /* free: some page may be resident (not purged)        */
     uint8_t zeroed;  /* large: every page still reads as zero               */
     uint8_t partial; /* small: on the central partial list                  */
+    uint8_t owner;   /* small: owner tag in the page map (central.c)        */
     uint64_t bits[SPAN_WORDS];
 } span;
 
@@ -268,7 +269,11 @@ RTM_INLINE uintptr_t span_end(const span *s) { return s->start + (s->pages << PA
  * atomics (a reader asking about a live block always sees the entry written
  * before the block was handed out, through the happens-before that gave it
  * the pointer). Each leaf holds the span of every page and, for pages of
- * small spans, the size class, so free() finds the class in two loads.
+ * small spans, a 16-bit entry: the size class in the low byte and the
+ * span's owner tag in the high byte (the tag of the thread cache that last
+ * took blocks out of the span's bitmap, central.c; 0 for none), so free()
+ * finds both in two loads. The tag is written under the class lock and read
+ * by any thread, relaxed: it only steers where a freed block goes.
  */
 #if UINTPTR_MAX > 0xffffffffu
 #define PM_ADDR_BITS 48u
@@ -282,9 +287,12 @@ RTM_INLINE uintptr_t span_end(const span *s) { return s->start + (s->pages << PA
 #define PM_ROOT_SIZE ((size_t)1 << PM_ROOT_BITS)
 
 typedef struct pm_leaf {
-    _Atomic(span *) spans[PM_LEAF_SIZE];
-    _Atomic uint8_t classes[PM_LEAF_SIZE];
+    _Atomic uint16_t classes[PM_LEAF_SIZE]; /* class | owner tag << 8; first: */
+    _Atomic(span *) spans[PM_LEAF_SIZE];    /* free()'s load needs no offset  */
 } pm_leaf;
+
+/* Owner tags: 1 .. PM_TAG_MAX, 0 = no owner. */
+#define PM_TAG_MAX 255u
 
 extern _Atomic(pm_leaf *) rtmm_pm_root[PM_ROOT_SIZE];
 
@@ -298,12 +306,15 @@ RTM_INLINE pm_leaf *pm_leaf_of(uintptr_t a)
 }
 RTM_INLINE size_t pm_index(uintptr_t a) { return (a >> PAGE_SHIFT) & (PM_LEAF_SIZE - 1u); }
 
-/* Hot path: the size class of the page holding a (0: not a small block). */
-RTM_INLINE unsigned pm_class(uintptr_t a)
+/* Hot path: the page's entry, class | owner tag << 8 (0: not a small
+ * block). */
+RTM_INLINE unsigned pm_entry(uintptr_t a)
 {
     pm_leaf *l = pm_leaf_of(a);
     return l ? atomic_load_explicit(&l->classes[pm_index(a)], memory_order_relaxed) : 0u;
 }
+/* The size class of the page holding a (0: not a small block). */
+RTM_INLINE unsigned pm_class(uintptr_t a) { return pm_entry(a) & 0xffu; }
 RTM_INLINE span *pm_span(uintptr_t a)
 {
     pm_leaf *l = pm_leaf_of(a);
@@ -317,6 +328,8 @@ int rtmm_pm_ensure(uintptr_t start, size_t pages);
  * page only (free spans). Leaves must exist. */
 void rtmm_pm_set_all(const span *s, span *value, unsigned cls);
 void rtmm_pm_set_ends(span *s);
+/* Sets the owner tag of every page of small span s (class lock held). */
+void rtmm_pm_set_owner(span *s, unsigned tag);
 /* Pre-faults the page-map entries of a range (real-time mode). */
 void rtmm_pm_prefault(uintptr_t start, size_t pages);
 size_t rtmm_pm_bytes(void);
@@ -377,10 +390,14 @@ void rtmm_heap_fork_lock(int take);
 /* --- central lists (central.c) ---------------------------------------------- */
 
 /* Takes up to n free blocks of class cls into out[]; returns how many
- * (0: out of memory). Bounded: at most n blocks and one span. */
-uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n);
+ * (0: out of memory). Bounded: at most n blocks and one span. A span
+ * blocks are taken from gets owner tag `tag` (0: left as is). */
+uint32_t rtmm_central_fetch(unsigned cls, void **out, uint32_t n, unsigned tag);
 /* Gives n blocks of class cls back (any thread's). */
 void rtmm_central_release(unsigned cls, void *const *blocks, uint32_t n);
+/* The same, straight to their spans' bitmaps (never the transfer cache):
+ * foreign frees (tcache.c), whose line neighbours may still be out. */
+void rtmm_central_return(unsigned cls, void *const *blocks, uint32_t n);
 /* Moves blocks that sat unused in transfer caches for a whole decay
  * period back to their spans (all of them when force). */
 void rtmm_central_drain(int force);
@@ -406,15 +423,24 @@ typedef struct tbin {
     void **slots;
     uint32_t count;
     uint16_t cap;
-    uint8_t demand;    /* an allocation missed since the last overflow     */
+    uint8_t demand;    /* allocation misses (tcache.c, BIN_DEMAND/USED)    */
     uint8_t overflows; /* overflows in a row without such a miss           */
 } tbin;
 
+/* Foreign frees held by a thread cache before they go to the central lists
+ * as a batch (tcache.c, "False sharing"). */
+#define TC_FOREIGN 64u
+
 typedef struct tcache {
     tbin bins[NCLASS];
+    uint32_t tag;               /* owner tag, 1 .. PM_TAG_MAX (page map)   */
+    uint32_t nforeign;          /* foreign[0 .. nforeign): other owners'   */
     struct tcache *next, *prev; /* registry: live or free                  */
     uint32_t ticks;             /* slow paths since the last maintenance   */
     int live;
+    uint64_t trim_ms; /* start of the idle-trim period           */
+    void *foreign[TC_FOREIGN];
+    uint8_t fcls[TC_FOREIGN]; /* their classes */
 } tcache;
 
 /* The calling thread's cache; NULL before its first allocation. After the

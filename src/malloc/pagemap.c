@@ -7,12 +7,13 @@
  *
  *   address (48 bits):  | root index (15) | leaf index (20) | offset (13) |
  *                             |                   |
- *   rtmm_pm_root[32768] ---> pm_leaf: spans[1 << 20], classes[1 << 20]
+ *   rtmm_pm_root[32768] ---> pm_leaf: classes[1 << 20], spans[1 << 20]
  *
  * The root is 256 KiB of zero-initialised static memory (only the pages
- * holding used entries ever become resident). A leaf is 9 MiB of address
+ * holding used entries ever become resident). A leaf is 10 MiB of address
  * space mapped lazily and covers 8 GiB of heap, of which only the entries
- * of pages in use are ever touched: 9 bytes per 8 KiB page, about 0.1 %.
+ * of pages in use are ever touched: 10 bytes per 8 KiB page, about 0.1 %.
+ * A class entry is 16 bits: the class and the span's owner tag (internal.h).
  * Writers hold the heap lock; readers take no lock (internal.h says why
  * that is safe). Leaves are never unmapped.
  */
@@ -54,7 +55,19 @@ static void set_one(uintptr_t page_addr, span *value, unsigned cls)
                                       memory_order_relaxed);
     size_t i = pm_index(page_addr);
     atomic_store_explicit(&l->spans[i], value, memory_order_relaxed);
-    atomic_store_explicit(&l->classes[i], (uint8_t)cls, memory_order_relaxed);
+    atomic_store_explicit(&l->classes[i], (uint16_t)cls, memory_order_relaxed);
+}
+
+void rtmm_pm_set_owner(span *s, unsigned tag)
+{
+    uint16_t v = (uint16_t)(s->cls | tag << 8);
+    for (size_t k = 0; k < s->pages; k++) {
+        uintptr_t a = s->start + (k << PAGE_SHIFT);
+        pm_leaf *l = atomic_load_explicit(&rtmm_pm_root[a >> (PAGE_SHIFT + PM_LEAF_BITS)],
+                                          memory_order_relaxed);
+        atomic_store_explicit(&l->classes[pm_index(a)], v, memory_order_relaxed);
+    }
+    s->owner = (uint8_t)tag;
 }
 
 void rtmm_pm_set_all(const span *s, span *value, unsigned cls)
@@ -90,7 +103,7 @@ void rtmm_pm_prefault(uintptr_t start, size_t pages)
         if (n > ((last - a) >> PAGE_SHIFT) + 1u)
             n = ((last - a) >> PAGE_SHIFT) + 1u;
         prefault_array((uintptr_t)&l->spans[k], (uintptr_t)&l->spans[k + n]);
-        prefault_array((uintptr_t)&l->classes[k], (uintptr_t)&l->classes[k + n - 1u] + 1u);
+        prefault_array((uintptr_t)&l->classes[k], (uintptr_t)(&l->classes[k + n - 1u] + 1));
         a += n << PAGE_SHIFT;
     }
 }

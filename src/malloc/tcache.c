@@ -10,10 +10,24 @@
  * Bounds: a bin holds at most cap[cls] blocks (128 KiB worth, 8 to 256
  * blocks, sizeclass.c), so a thread holds at most 8 MiB of free blocks
  * (the sum over the 72 classes; 2 MiB for classes up to 4 KiB), whatever
- * other threads do. A block belongs to no thread: a free
- * from another thread lands in the *freeing* thread's cache and flows on to
- * the central lists when that bin fills, so a producer/consumer pair never
- * makes the producer's cache grow (the consumer's is bounded as any).
+ * other threads do, plus TC_FOREIGN foreign blocks (below).
+ *
+ * False sharing: every cache has an owner tag (1 .. 255, internal.h), and a
+ * span records in the page map the tag of the cache that last took blocks
+ * out of it (central.c). The free fast path compares the two: a block of a
+ * span this cache owns goes on its bin as before; any other is a foreign
+ * free (the slow path). A foreign block of a class whose blocks share cache
+ * lines (class_info.group > 1) is never reused by this thread: it waits in
+ * the cache's foreign batch (TC_FOREIGN blocks, any classes), which goes
+ * back to the blocks' spans when full (not to the transfer cache, whence
+ * any thread could get it: a span hands out only whole line groups). Why: in Hoard's cache-scratch
+ * a thread frees a block another thread allocated next to blocks it handed to a third, and then
+ * allocates: with the freed block back from its own bin it wrote into a line shared with other
+ * threads (17 ns per write against mimalloc's 9, docs/MALLOC.md "False sharing"). Now it refills
+ * from a span, in whole line groups. A foreign block of a class whose blocks fill whole lines goes
+ * on the bin as before. Tags are reused modulo 255: two caches with one tag only fall back to the
+ * old behaviour. A producer/consumer pair never makes either cache grow: the consumer's frees are
+ * foreign.
  *
  * Adaptive bins: a bin's limit starts at bin_min_cap() (1/16 of the class's
  * cap) and doubles at each allocation that finds the bin empty, up to the
@@ -25,6 +39,13 @@
  * class of blocks it would never reuse, and a producer refilled 64 KiB per
  * class at a time: rtmem's producer/consumer peak RSS was 1.7-2.0x
  * mimalloc's. A thread that allocates what it frees keeps the full limit.
+ *
+ * Idle trim: once per decay period (looked at every MAINT_TICKS slow
+ * paths), a bin that no allocation found empty during the last period
+ * gives all its blocks back and returns to its smallest limit (trim_idle),
+ * so a thread that stopped allocating a class stops holding it. Only the
+ * owning thread touches its cache (the fast paths take no lock), so a
+ * thread that runs no slow path keeps what it holds, within the bounds.
  *
  * Thread exit: a pthread key's destructor flushes every bin to the central
  * lists and puts the cache on the free list for the next new thread; the
@@ -52,8 +73,14 @@ static size_t live_count, reclaimed_count;
 static pthread_key_t exit_key;
 static int key_ok;
 static _Atomic uint64_t last_maintenance;
+static atomic_uint tag_next;
 
 #define MAINT_TICKS 256u
+
+/* tbin.demand's bits: an allocation missed since the last overflow (the
+ * adaptive bins), and since the last idle trim. */
+#define BIN_DEMAND 1u
+#define BIN_USED   2u
 
 /* --- registry ----------------------------------------------------------------- */
 
@@ -114,6 +141,7 @@ static tcache *cache_make(void)
         slots += rtmm_class[c].cap;
     }
     bins_reset(tc);
+    tc->tag = atomic_fetch_add_explicit(&tag_next, 1, memory_order_relaxed) % PM_TAG_MAX + 1u;
     return tc;
 }
 
@@ -132,6 +160,7 @@ static tcache *cache_create(void)
     }
     tc->live = 1;
     tc->ticks = 0;
+    tc->trim_ms = 0;
     lock_take(&reg_lock);
     reg_push(&live_head, tc);
     live_count++;
@@ -157,10 +186,33 @@ static void flush_bin(tcache *tc, unsigned cls, uint32_t n)
     b->count -= n;
 }
 
+/* Gives the foreign batch back to the central lists, one call per class. */
+static void flush_foreign(tcache *tc)
+{
+    void *run[TC_FOREIGN];
+    uint32_t n = tc->nforeign;
+    while (n != 0) {
+        unsigned cls = tc->fcls[0];
+        uint32_t k = 0, rest = 0;
+        for (uint32_t i = 0; i < n; i++) {
+            if (tc->fcls[i] == cls) {
+                run[k++] = tc->foreign[i];
+            } else {
+                tc->foreign[rest] = tc->foreign[i];
+                tc->fcls[rest++] = tc->fcls[i];
+            }
+        }
+        rtmm_central_return(cls, run, k);
+        n = rest;
+    }
+    tc->nforeign = 0;
+}
+
 static void flush_all(tcache *tc)
 {
     for (unsigned c = 1; c < rtmm_nclass; c++)
         flush_bin(tc, c, tc->bins[c].count);
+    flush_foreign(tc);
 }
 
 /* Gives a cache back: its blocks to the central lists, itself to the free
@@ -204,9 +256,29 @@ int rtmm_tc_init(void)
 
 /* --- maintenance ----------------------------------------------------------------- */
 
-/* Every MAINT_TICKS slow paths a thread looks at the clock; once per decay
- * period one thread drains the transfer caches' idle blocks to their spans
- * and purges idle free runs. No lock is held here. */
+/* Idle trim: every bin whose allocations did not miss during the last
+ * period (no refill: the thread has not allocated that class beyond what
+ * the bin held) gives all its blocks back and returns to its smallest
+ * limit; so does the foreign batch. */
+static void trim_idle(tcache *tc)
+{
+    for (unsigned c = 1; c < rtmm_nclass; c++) {
+        tbin *b = &tc->bins[c];
+        if (!(b->demand & BIN_USED)) {
+            flush_bin(tc, c, b->count);
+            b->cap = bin_min_cap(c);
+            b->demand = 0;
+            b->overflows = 0;
+        }
+        b->demand &= (uint8_t)~BIN_USED;
+    }
+    flush_foreign(tc);
+}
+
+/* Every MAINT_TICKS slow paths a thread looks at the clock. Once per decay
+ * period (1 s when the decay is off) it trims its own idle bins
+ * (trim_idle), and one thread of all drains the transfer caches' idle
+ * blocks to their spans and purges idle free runs. No lock is held here. */
 static void maybe_maintain(tcache *tc)
 {
     if (++tc->ticks < MAINT_TICKS || rtmm_rt_mode)
@@ -214,6 +286,12 @@ static void maybe_maintain(tcache *tc)
     tc->ticks = 0;
     uint64_t period = rtmm_opt.decay_ms > 0 ? (uint64_t)rtmm_opt.decay_ms : 1000u;
     uint64_t now = rtm_os_now_ms();
+    if (tc->trim_ms == 0) {
+        tc->trim_ms = now;
+    } else if (now - tc->trim_ms >= period) {
+        trim_idle(tc);
+        tc->trim_ms = now;
+    }
     uint64_t last = atomic_load_explicit(&last_maintenance, memory_order_relaxed);
     if (now - last < period ||
         !atomic_compare_exchange_strong_explicit(&last_maintenance, &last, now,
@@ -231,7 +309,7 @@ static void bin_missed(tbin *b, unsigned cls)
 {
     uint32_t grown = (uint32_t)b->cap * 2u;
     b->cap = (uint16_t)(grown < rtmm_class[cls].cap ? grown : rtmm_class[cls].cap);
-    b->demand = 1;
+    b->demand = BIN_DEMAND | BIN_USED;
     b->overflows = 0;
 }
 
@@ -240,8 +318,8 @@ static void bin_missed(tbin *b, unsigned cls)
  * (the thread frees this class and does not allocate it). */
 static void bin_overflowed(tcache *tc, tbin *b, unsigned cls)
 {
-    if (b->demand) {
-        b->demand = 0;
+    if (b->demand & BIN_DEMAND) {
+        b->demand &= (uint8_t)~BIN_DEMAND;
         b->overflows = 0;
     } else if (++b->overflows >= 2u) {
         uint16_t min = bin_min_cap(cls);
@@ -262,14 +340,14 @@ RTM_NOINLINE void *rtmm_tc_alloc_slow(size_t size)
         tc = cache_create();
     if (tc == NULL || tc == &rtmm_tc_dead) { /* no cache: one block, straight */
         void *p = NULL;
-        return rtmm_central_fetch(cls, &p, 1) ? p : NULL;
+        return rtmm_central_fetch(cls, &p, 1, 0) ? p : NULL;
     }
     tbin *b = &tc->bins[cls];
     if (b->count == 0) {
         uint32_t want = b->cap > 1u ? b->cap / 2u : 1u;
         if (want > rtmm_class[cls].batch)
             want = rtmm_class[cls].batch;
-        b->count = rtmm_central_fetch(cls, b->slots, want);
+        b->count = rtmm_central_fetch(cls, b->slots, want, tc->tag);
         if (b->count == 0)
             return NULL;
         bin_missed(b, cls);
@@ -286,6 +364,13 @@ RTM_NOINLINE void rtmm_tc_free_slow(void *p, unsigned cls)
         tc = cache_create();
     if (tc == NULL || tc == &rtmm_tc_dead) {
         rtmm_central_release(cls, &p, 1);
+    } else if (pm_entry((uintptr_t)p) >> 8 != tc->tag && rtmm_class[cls].group > 1u) {
+        tc->foreign[tc->nforeign] = p; /* another cache's span: not reused here */
+        tc->fcls[tc->nforeign] = (uint8_t)cls;
+        if (++tc->nforeign == TC_FOREIGN) {
+            flush_foreign(tc);
+            maybe_maintain(tc);
+        }
     } else {
         tbin *b = &tc->bins[cls];
         if (b->count >= b->cap) {
@@ -310,9 +395,12 @@ size_t rtmm_tc_totals(size_t *threads, size_t *reclaimed)
 {
     size_t bytes = 0;
     lock_take(&reg_lock);
-    for (tcache *tc = live_head; tc; tc = tc->next)
+    for (tcache *tc = live_head; tc; tc = tc->next) { /* racy for others */
         for (unsigned c = 1; c < rtmm_nclass; c++)
-            bytes += (size_t)tc->bins[c].count * rtmm_class[c].size; /* racy for others */
+            bytes += (size_t)tc->bins[c].count * rtmm_class[c].size;
+        for (uint32_t i = 0; i < tc->nforeign && i < TC_FOREIGN; i++)
+            bytes += rtmm_class[tc->fcls[i]].size;
+    }
     *threads = live_count;
     *reclaimed = reclaimed_count;
     lock_give(&reg_lock);
@@ -332,6 +420,12 @@ int rtmm_tc_check(void)
             if (pm_class((uintptr_t)b->slots[i]) != c || !rtmm_central_block_ok(c, b->slots[i]))
                 return -1;
     }
+    if (tc->nforeign >= TC_FOREIGN)
+        return -1;
+    for (uint32_t i = 0; i < tc->nforeign; i++)
+        if (pm_class((uintptr_t)tc->foreign[i]) != tc->fcls[i] ||
+            !rtmm_central_block_ok(tc->fcls[i], tc->foreign[i]))
+            return -1;
     return 0;
 }
 

@@ -24,12 +24,17 @@ rtmem_malloc_test(test_malloc_api test_malloc_api.c rtmem_malloc_api)
 add_test(NAME malloc_api COMMAND test_malloc_api)
 
 # Large blocks (the page heap as a bounded cache, decay, realloc in place)
-# and the cache-line rule (no two threads' blocks on one line from a span).
+# and the cache-line rule (no two threads' blocks on one line from a span,
+# no foreign block reused: cache-scratch).
 rtmem_malloc_test(test_malloc_large test_malloc_large.c rtmem_malloc_api)
 add_test(NAME malloc_large COMMAND test_malloc_large)
 rtmem_malloc_test(test_malloc_lines test_malloc_lines.c rtmem_malloc_api)
 add_test(NAME malloc_lines COMMAND test_malloc_lines)
 set_tests_properties(malloc_lines PROPERTIES LABELS threads)
+# Idle thread caches trimmed within a bounded time (a short decay period).
+rtmem_malloc_test(test_malloc_idle test_malloc_idle.c rtmem_malloc_api)
+add_test(NAME malloc_idle COMMAND test_malloc_idle)
+set_tests_properties(malloc_idle PROPERTIES LABELS threads ENVIRONMENT RTMEM_DECAY_MS=20)
 
 # Threads: producer/consumer stress, thread churn, fork while allocating.
 rtmem_malloc_test(test_malloc_stress test_malloc_stress.c rtmem_malloc_api)

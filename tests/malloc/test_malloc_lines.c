@@ -9,6 +9,12 @@
  * holes between A's live blocks, and both threads wrote the same lines.
  * Checked for every class below 64 bytes and a few above whose sizes are
  * not multiples of 64 (48, 80, 96, 112, 144, 160, 208, 288).
+ *
+ * And Hoard's cache-scratch (tcache.c, "False sharing"): the main thread
+ * allocates neighbouring blocks and hands one to a worker, which frees it
+ * and then allocates and frees in a loop. Before the span owner tags the
+ * worker got the handed block straight back from its own cache, on a line
+ * the main thread's live blocks share.
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -125,9 +131,60 @@ static void test_dense_within_a_thread(void)
         rtm_malloc_free(a.blocks[i]);
 }
 
+/* cache-scratch: a worker frees the main thread's block, then allocates. */
+typedef struct scratch {
+    size_t size;
+    void *handed;
+    const job *held; /* the main thread's live blocks */
+    size_t reused, shared;
+} scratch;
+
+static void *scratcher(void *arg)
+{
+    scratch *s = arg;
+    rtm_malloc_free(s->handed);
+    for (int r = 0; r < 1000; r++) {
+        unsigned char *p = rtm_malloc(s->size);
+        REQUIRE(p != NULL);
+        memset(p, r, s->size);
+        s->reused += p == s->handed;
+        job mine = {.size = s->size, .blocks = {p}};
+        s->shared += shared_lines(s->held, &mine);
+        rtm_malloc_free(p);
+    }
+    return NULL;
+}
+
+static void test_scratch_no_line_with_the_main_thread(void)
+{
+    static const size_t sizes[] = {8, 16, 24, 48, 80, 112};
+    static job held;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        memset(&held, 0, sizeof held);
+        held.size = sizes[i];
+        for (int k = 0; k < 8; k++)
+            held.blocks[k] = rtm_malloc(sizes[i]);
+        REQUIRE(held.blocks[0] != NULL);
+        scratch s = {.size = sizes[i], .handed = held.blocks[0], .held = &held};
+        held.blocks[0] = NULL; /* the worker's now */
+        pthread_t t;
+        REQUIRE(pthread_create(&t, NULL, scratcher, &s) == 0);
+        pthread_join(t, NULL);
+        CHECK_MSG(s.reused == 0, "size %zu: the handed block came back %zu times", sizes[i],
+                  s.reused);
+        CHECK_MSG(s.shared == 0, "size %zu: %zu lines shared with the main thread's blocks",
+                  sizes[i], s.shared);
+        for (int k = 1; k < 8; k++)
+            rtm_malloc_free(held.blocks[k]);
+    }
+    (void)rtm_malloc_trim();
+    CHECK_EQ(rtm_malloc_check(), 0);
+}
+
 int main(void)
 {
     RUN_TEST(test_two_threads_never_share_a_line);
+    RUN_TEST(test_scratch_no_line_with_the_main_thread);
     RUN_TEST(test_dense_within_a_thread);
     return check_summary();
 }
