@@ -1,0 +1,349 @@
+// SPDX-License-Identifier: MIT
+/*
+ * table.c -- a table filled once, rendered as text and as JSON (table.h).
+ *
+ * Cells are kept in one array, row after row; strings are copied, so a
+ * command may fill a cell from a buffer on its stack. Every error marks
+ * the table bad rather than writing past a row: a bad table renders as
+ * nothing (text) or null (JSON), never as a row with shifted columns.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/table.h"
+
+void table_init(table *t, const table_col *cols, size_t ncols)
+{
+    memset(t, 0, sizeof *t);
+    t->cols = cols;
+    t->ncols = ncols;
+    t->indent = "";
+    t->bad = cols == NULL || ncols == 0;
+}
+
+void table_free(table *t)
+{
+    size_t n = t->nrows * t->ncols;
+    for (size_t i = 0; t->cells != NULL && i < n; i++)
+        if (t->cells[i].kind == TABLE_STR)
+            free(t->cells[i].v.str);
+    for (size_t r = 0; t->notes != NULL && r < t->nrows; r++)
+        free(t->notes[r]);
+    free(t->cells);
+    free(t->notes);
+    t->cells = NULL;
+    t->notes = NULL;
+    t->nrows = t->cap = t->next = 0;
+}
+
+int table_row(table *t)
+{
+    if (t->bad || (t->nrows > 0 && t->next != t->ncols)) {
+        t->bad = 1;
+        return -1;
+    }
+    if (t->nrows == t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 8;
+        table_cell *c = realloc(t->cells, cap * t->ncols * sizeof *c);
+        if (c == NULL) {
+            t->bad = 1;
+            return -1;
+        }
+        t->cells = c;
+        char **n = realloc(t->notes, cap * sizeof *n);
+        if (n == NULL) {
+            t->bad = 1;
+            return -1;
+        }
+        t->notes = n;
+        t->cap = cap;
+    }
+    t->notes[t->nrows] = NULL;
+    t->nrows++;
+    t->next = 0;
+    return 0;
+}
+
+/* The next cell of the current row, or NULL (the table is then bad). */
+static table_cell *next_cell(table *t)
+{
+    if (t->bad || t->nrows == 0 || t->next >= t->ncols) {
+        t->bad = 1;
+        return NULL;
+    }
+    table_cell *c = &t->cells[(t->nrows - 1) * t->ncols + t->next];
+    c->kind = TABLE_NULL;
+    t->next++;
+    return c;
+}
+
+int table_num(table *t, double v)
+{
+    table_cell *c = next_cell(t);
+    if (c == NULL)
+        return -1;
+    if (isfinite(v)) {
+        c->kind = TABLE_NUM;
+        c->v.num = v;
+    }
+    return 0;
+}
+
+int table_u64(table *t, uint64_t v)
+{
+    table_cell *c = next_cell(t);
+    if (c == NULL)
+        return -1;
+    c->kind = TABLE_U64;
+    c->v.u64 = v;
+    return 0;
+}
+
+int table_i64(table *t, int64_t v)
+{
+    table_cell *c = next_cell(t);
+    if (c == NULL)
+        return -1;
+    c->kind = TABLE_I64;
+    c->v.i64 = v;
+    return 0;
+}
+
+int table_str(table *t, const char *s)
+{
+    table_cell *c = next_cell(t);
+    if (c == NULL)
+        return -1;
+    if (s == NULL)
+        return 0;
+    size_t n = strlen(s) + 1;
+    char *copy = malloc(n);
+    if (copy == NULL) {
+        t->bad = 1;
+        return -1;
+    }
+    memcpy(copy, s, n);
+    c->kind = TABLE_STR;
+    c->v.str = copy;
+    return 0;
+}
+
+int table_bool(table *t, int v)
+{
+    table_cell *c = next_cell(t);
+    if (c == NULL)
+        return -1;
+    c->kind = TABLE_BOOL;
+    c->v.b = v != 0;
+    return 0;
+}
+
+int table_null(table *t) { return next_cell(t) != NULL ? 0 : -1; }
+
+int table_note(table *t, const char *note)
+{
+    if (t->bad || t->nrows == 0) {
+        t->bad = 1;
+        return -1;
+    }
+    char **slot = &t->notes[t->nrows - 1];
+    free(*slot);
+    *slot = NULL;
+    if (note == NULL || note[0] == '\0')
+        return 0;
+    size_t n = strlen(note) + 1;
+    *slot = malloc(n);
+    if (*slot == NULL) {
+        t->bad = 1;
+        return -1;
+    }
+    memcpy(*slot, note, n);
+    return 0;
+}
+
+int table_ok(const table *t) { return !t->bad && (t->nrows == 0 || t->next == t->ncols); }
+
+const table_cell *table_at(const table *t, size_t row, size_t col)
+{
+    if (row >= t->nrows || col >= t->ncols || (row + 1 == t->nrows && col >= t->next))
+        return NULL;
+    return &t->cells[row * t->ncols + col];
+}
+
+/* --- text ------------------------------------------------------------------ */
+
+static int shown(const table_col *c) { return c->head != NULL || (c->flags & TABLE_JOIN); }
+
+static void cell_text(const table_col *col, const table_cell *c, char *buf, size_t n)
+{
+    double div = col->div > 0 ? col->div : 1.0;
+    const char *unit = col->unit != NULL ? col->unit : "";
+    if (c->kind == TABLE_NULL) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    if (col->text != NULL) {
+        col->text(c, buf, n);
+        return;
+    }
+    switch (c->kind) {
+    case TABLE_NUM:
+        snprintf(buf, n, "%.*f%s", col->prec, c->v.num / div, unit);
+        break;
+    case TABLE_U64:
+        if (col->prec == 0)
+            snprintf(buf, n, "%llu%s", (unsigned long long)(c->v.u64 / (uint64_t)div), unit);
+        else
+            snprintf(buf, n, "%.*f%s", col->prec, (double)c->v.u64 / div, unit);
+        break;
+    case TABLE_I64:
+        if (col->prec == 0)
+            snprintf(buf, n, "%lld%s", (long long)(c->v.i64 / (int64_t)div), unit);
+        else
+            snprintf(buf, n, "%.*f%s", col->prec, (double)c->v.i64 / div, unit);
+        break;
+    case TABLE_STR:
+        snprintf(buf, n, "%s%s", c->v.str, unit);
+        break;
+    case TABLE_BOOL:
+        snprintf(buf, n, "%s", c->v.b ? "yes" : "no");
+        break;
+    case TABLE_NULL:
+        break;
+    }
+}
+
+/* One line: the shown columns (labels only when note != NULL), each padded
+ * to its width, then the note; trailing blanks cut. heads: the headers. */
+static void print_line(FILE *f, const table *t, size_t row, int heads, const char *note)
+{
+    char line[1024];
+    size_t len = 0;
+    int first = 1;
+    len += (size_t)snprintf(line, sizeof line, "%s", t->indent != NULL ? t->indent : "");
+    for (size_t k = 0; k < t->ncols && len < sizeof line; k++) {
+        const table_col *c = &t->cols[k];
+        if (!shown(c) || (c->flags & TABLE_JOIN))
+            continue;
+        if (note != NULL && !(c->flags & TABLE_LABEL))
+            continue;
+        char text[256];
+        if (heads) {
+            snprintf(text, sizeof text, "%s", c->head != NULL ? c->head : "");
+        } else {
+            cell_text(c, &t->cells[row * t->ncols + k], text, sizeof text);
+            for (size_t m = k + 1; m < t->ncols && (t->cols[m].flags & TABLE_JOIN); m++) {
+                char more[128];
+                size_t used = strlen(text);
+                cell_text(&t->cols[m], &t->cells[row * t->ncols + m], more, sizeof more);
+                snprintf(text + used, sizeof text - used, " / %s", more);
+            }
+        }
+        int w = c->width;
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%*s", first ? "" : " ", w, text);
+        first = 0;
+    }
+    if (note != NULL && len < sizeof line)
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%s", first ? "" : " ", note);
+    if (len >= sizeof line)
+        len = sizeof line - 1;
+    while (len > 0 && line[len - 1] == ' ')
+        len--;
+    line[len] = '\0';
+    fprintf(f, "%s\n", line);
+}
+
+int table_print_header(FILE *f, const table *t)
+{
+    if (!table_ok(t))
+        return -1;
+    print_line(f, t, 0, 1, NULL);
+    return 0;
+}
+
+int table_print_row(FILE *f, const table *t, size_t row)
+{
+    if (!table_ok(t) || row >= t->nrows)
+        return -1;
+    print_line(f, t, row, 0, t->notes[row]);
+    return 0;
+}
+
+int table_print(FILE *f, const table *t)
+{
+    if (table_print_header(f, t) != 0)
+        return -1;
+    for (size_t r = 0; r < t->nrows; r++)
+        table_print_row(f, t, r);
+    return 0;
+}
+
+/* --- JSON ------------------------------------------------------------------ */
+
+static void cell_json(json *j, const char *key, const table_cell *c)
+{
+    switch (c->kind) {
+    case TABLE_NULL:
+        json_null(j, key);
+        break;
+    case TABLE_NUM:
+        json_num(j, key, c->v.num);
+        break;
+    case TABLE_U64:
+        json_u64(j, key, c->v.u64);
+        break;
+    case TABLE_I64:
+        json_i64(j, key, c->v.i64);
+        break;
+    case TABLE_STR:
+        json_str(j, key, c->v.str);
+        break;
+    case TABLE_BOOL:
+        json_bool(j, key, c->v.b);
+        break;
+    }
+}
+
+int table_json_cells(json *j, const table *t, size_t row)
+{
+    if (!table_ok(t) || row >= t->nrows)
+        return -1;
+    const char *group = NULL;
+    for (size_t k = 0; k < t->ncols; k++) {
+        const table_col *c = &t->cols[k];
+        if (c->key == NULL)
+            continue;
+        if (group != NULL && (c->group == NULL || strcmp(c->group, group) != 0)) {
+            json_obj_end(j);
+            group = NULL;
+        }
+        if (c->group != NULL && group == NULL) {
+            json_obj(j, c->group);
+            group = c->group;
+        }
+        cell_json(j, c->key, &t->cells[row * t->ncols + k]);
+    }
+    if (group != NULL)
+        json_obj_end(j);
+    return 0;
+}
+
+int table_json(json *j, const char *key, const table *t,
+               void (*extra)(json *j, size_t row, void *ctx), void *ctx)
+{
+    if (!table_ok(t)) {
+        json_null(j, key);
+        return -1;
+    }
+    json_arr(j, key);
+    for (size_t r = 0; r < t->nrows; r++) {
+        json_obj(j, NULL);
+        table_json_cells(j, t, r);
+        if (extra != NULL)
+            extra(j, r, ctx);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    return 0;
+}
