@@ -150,7 +150,7 @@ int table_note(table *t, const char *note)
     char **slot = &t->notes[t->nrows - 1];
     free(*slot);
     *slot = NULL;
-    if (note == NULL || note[0] == '\0')
+    if (note == NULL)
         return 0;
     size_t n = strlen(note) + 1;
     *slot = malloc(n);
@@ -173,7 +173,8 @@ const table_cell *table_at(const table *t, size_t row, size_t col)
 
 /* --- text ------------------------------------------------------------------ */
 
-static int shown(const table_col *c) { return c->head != NULL || (c->flags & TABLE_JOIN); }
+static int joined(const table_col *c) { return (c->flags & (TABLE_JOIN | TABLE_RANGE)) != 0; }
+static int shown(const table_col *c) { return c->head != NULL || joined(c); }
 
 static void cell_text(const table_col *col, const table_cell *c, char *buf, size_t n)
 {
@@ -224,7 +225,7 @@ static void print_line(FILE *f, const table *t, size_t row, int heads, const cha
     len += (size_t)snprintf(line, sizeof line, "%s", t->indent != NULL ? t->indent : "");
     for (size_t k = 0; k < t->ncols && len < sizeof line; k++) {
         const table_col *c = &t->cols[k];
-        if (!shown(c) || (c->flags & TABLE_JOIN))
+        if (!shown(c) || joined(c))
             continue;
         if (note != NULL && !(c->flags & TABLE_LABEL))
             continue;
@@ -233,11 +234,12 @@ static void print_line(FILE *f, const table *t, size_t row, int heads, const cha
             snprintf(text, sizeof text, "%s", c->head != NULL ? c->head : "");
         } else {
             cell_text(c, &t->cells[row * t->ncols + k], text, sizeof text);
-            for (size_t m = k + 1; m < t->ncols && (t->cols[m].flags & TABLE_JOIN); m++) {
+            for (size_t m = k + 1; m < t->ncols && joined(&t->cols[m]); m++) {
                 char more[128];
                 size_t used = strlen(text);
                 cell_text(&t->cols[m], &t->cells[row * t->ncols + m], more, sizeof more);
-                snprintf(text + used, sizeof text - used, " / %s", more);
+                snprintf(text + used, sizeof text - used, "%s%s",
+                         t->cols[m].flags & TABLE_RANGE ? ".." : " / ", more);
             }
         }
         int w = c->width;

@@ -57,6 +57,7 @@ typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
 /* Column flags. */
 #define TABLE_LABEL 1u /* shown in text even when the row has a note */
 #define TABLE_JOIN  2u /* text: joined to the previous column, "a / b", under its header */
+#define TABLE_RANGE 4u /* text: the same, joined as a range, "a..b" */
 
 typedef struct table_col {
     const char *key;    /* JSON key; NULL: text only */
@@ -65,7 +66,7 @@ typedef struct table_col {
     int prec;           /* text digits after the point; integers: 0 */
     double div;         /* text shows value / div (0: 1; integers with prec 0: whole division) */
     const char *unit;   /* appended to the text ("k", "%"), or NULL */
-    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN */
+    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, TABLE_RANGE */
     const char *group;  /* JSON: nested in an object of this key with its neighbours */
     table_text_fn text; /* the text of a non-null cell instead of the above, or NULL */
 } table_col;
@@ -93,7 +94,8 @@ int table_i64(table *t, int64_t v);
 int table_str(table *t, const char *s); /* NULL: null */
 int table_bool(table *t, int v);
 int table_null(table *t);
-/* The current row's note (text only; NULL or "" clears it). 0 or -1. */
+/* The current row's note (text only; "" shows the labels alone, NULL
+ * clears it). 0 or -1. */
 int table_note(table *t, const char *note);
 
 /* 1 when the table is complete and good. */

@@ -120,6 +120,27 @@ static void test_text(void)
                 "  glibc     -    7     - / -        -  no   0.0%\n");
     CHECK(table_print_row(f, &t, 2) == -1);
     fclose(f);
+    /* An empty note: the labels alone. */
+    CHECK(table_note(&t, "") == 0);
+    f = tmpfile();
+    CHECK(table_print_row(f, &t, 1) == 0);
+    expect_text("empty note", contents(f, buf, sizeof buf), "  glibc\n");
+    fclose(f);
+    table_free(&t);
+
+    /* A range: "lo..hi" under one header, left-aligned. */
+    static const table_col range[] = {{"lo", "range", -9, 0, 0, NULL, 0, NULL, NULL},
+                                      {"hi", NULL, 0, 0, 0, NULL, TABLE_RANGE, NULL, NULL},
+                                      {"n", "n", 3, 0, 0, NULL, 0, NULL, NULL}};
+    table_init(&t, range, 3);
+    CHECK(table_row(&t) == 0);
+    CHECK(table_num(&t, 12.4) == 0);
+    CHECK(table_num(&t, 130.6) == 0);
+    CHECK(table_u64(&t, 5) == 0);
+    f = tmpfile();
+    CHECK(table_print(f, &t) == 0);
+    expect_text("range", contents(f, buf, sizeof buf), "range       n\n12..131     5\n");
+    fclose(f);
     table_free(&t);
 }
 
