@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "common/machine.h"
 #include "memcheck/memcheck.h"
 
@@ -207,21 +208,42 @@ void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_resul
 
 /* --- summary ------------------------------------------------------------------ */
 
+/* The arena behind each heap size: heap size, arena and usable bytes in
+ * JSON; the text adds the difference and whether the heap fits. */
+static const table_col arena_cols[] = {
+    {"heap_size", "HEAPSZ", 8, 0, 1024, "k", TABLE_LABEL, NULL, NULL},
+    {"arena", "arena", 10, 0, 0, NULL, 0, NULL, NULL},
+    {"usable", "usable", 10, 0, 0, NULL, 0, NULL, NULL},
+    {NULL, "usable-HEAPSZ", 13, 0, 0, NULL, 0, NULL, NULL},
+    {NULL, "usable < HEAPSZ + 8", 0, 0, 0, NULL, 0, NULL, NULL},
+};
+
+static void arena_table(table *t, const mc_result *r)
+{
+    table_init(t, arena_cols, sizeof arena_cols / sizeof arena_cols[0]);
+    t->indent = "  ";
+    for (size_t i = 0; i < r->narenas; i++) {
+        const mc_arena *a = &r->arenas[i];
+        table_row(t);
+        table_u64(t, a->heap_size);
+        table_u64(t, a->arena);
+        table_u64(t, a->usable);
+        /* Signed: xvmalloc's payloads fall 8 bytes a page short of HEAPSZ. */
+        table_i64(t, (int64_t)a->usable - (int64_t)a->heap_size);
+        table_str(t, a->usable < a->heap_size + 8 ? "yes" : "NO");
+    }
+}
+
 static void print_arenas(const mc_result *r)
 {
     printf("\narena sizing: %s (rtm_min_region(\"%s\") = %zu):\n", mc_sizing_rule(r->algorithm),
            r->algorithm, rtm_min_region(r->algorithm));
     if (r->narenas == 0)
         return;
-    printf("  %8s %10s %10s %13s  %s\n", "HEAPSZ", "arena", "usable", "usable-HEAPSZ",
-           "usable < HEAPSZ + 8");
-    for (size_t i = 0; i < r->narenas; i++) {
-        const mc_arena *a = &r->arenas[i];
-        /* Signed: xvmalloc's payloads fall 8 bytes a page short of HEAPSZ. */
-        printf("  %7zuk %10zu %10zu %13lld  %s\n", a->heap_size / 1024, a->arena, a->usable,
-               (long long)a->usable - (long long)a->heap_size,
-               a->usable < a->heap_size + 8 ? "yes" : "NO");
-    }
+    table t;
+    arena_table(&t, r);
+    table_print(stdout, &t);
+    table_free(&t);
 }
 
 static void overall_line(const char *label, double a, double b, const char *fmt)
@@ -499,15 +521,10 @@ static void json_heap(json *j, const mc_result *r)
     json_str(j, "algorithm", r->algorithm);
     json_u64(j, "min_region", rtm_min_region(r->algorithm));
     json_str(j, "sizing", mc_sizing_rule(r->algorithm));
-    json_arr(j, "arenas");
-    for (size_t i = 0; i < r->narenas; i++) {
-        json_obj(j, NULL);
-        json_u64(j, "heap_size", r->arenas[i].heap_size);
-        json_u64(j, "arena", r->arenas[i].arena);
-        json_u64(j, "usable", r->arenas[i].usable);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    table t;
+    arena_table(&t, r);
+    table_json(j, "arenas", &t, NULL, NULL);
+    table_free(&t);
     json_obj(j, "phases");
     json_overall(j, "pow2", &r->pow2);
     json_overall(j, "random", &r->rnd);

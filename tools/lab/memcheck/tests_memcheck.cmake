@@ -3,8 +3,8 @@
 # statistics shared by the lab, the overall block, OVRH% / FRAG% and the
 # fragmentation probe on heaps whose answer is known, the ideal heap.
 set(lab_memcheck_sources memcheck/memcheck.c memcheck/memcheck_run.c memcheck/memcheck_heap.c
-    memcheck/memcheck_ideal.c memcheck/memcheck_report.c common/json.c common/machine.c
-    common/clock.c common/rt.c common/opts.c common/summary.c common/hist.c)
+    memcheck/memcheck_ideal.c memcheck/memcheck_report.c common/json.c common/table.c
+    common/machine.c common/clock.c common/rt.c common/opts.c common/summary.c common/hist.c)
 list(TRANSFORM lab_memcheck_sources PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
 add_executable(lab_memcheck_math_test ${CMAKE_CURRENT_SOURCE_DIR}/memcheck/tests/memcheck_math_test.c
                                       ${lab_memcheck_sources})
