@@ -173,19 +173,27 @@ const table_cell *table_at(const table *t, size_t row, size_t col)
 
 /* --- text ------------------------------------------------------------------ */
 
-static int joined(const table_col *c) { return (c->flags & (TABLE_JOIN | TABLE_RANGE)) != 0; }
+static int joined(const table_col *c)
+{
+    return (c->flags & (TABLE_JOIN | TABLE_RANGE | TABLE_OF)) != 0;
+}
+
+static const char *join_text(const table_col *c)
+{
+    return c->flags & TABLE_RANGE ? ".." : c->flags & TABLE_OF ? "/" : " / ";
+}
 static int shown(const table_col *c) { return c->head != NULL || joined(c); }
 
 static void cell_text(const table_col *col, const table_cell *c, char *buf, size_t n)
 {
     double div = col->div > 0 ? col->div : 1.0;
     const char *unit = col->unit != NULL ? col->unit : "";
-    if (c->kind == TABLE_NULL) {
-        snprintf(buf, n, "-");
-        return;
-    }
     if (col->text != NULL) {
         col->text(c, buf, n);
+        return;
+    }
+    if (c->kind == TABLE_NULL) {
+        snprintf(buf, n, "-");
         return;
     }
     switch (c->kind) {
@@ -238,8 +246,7 @@ static void print_line(FILE *f, const table *t, size_t row, int heads, const cha
                 char more[128];
                 size_t used = strlen(text);
                 cell_text(&t->cols[m], &t->cells[row * t->ncols + m], more, sizeof more);
-                snprintf(text + used, sizeof text - used, "%s%s",
-                         t->cols[m].flags & TABLE_RANGE ? ".." : " / ", more);
+                snprintf(text + used, sizeof text - used, "%s%s", join_text(&t->cols[m]), more);
             }
         }
         int w = c->width;

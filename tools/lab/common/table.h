@@ -51,13 +51,15 @@ typedef struct table_cell {
     } v;
 } table_cell;
 
-/* A column's own text for a cell (bytes as "64 MiB", ...): writes buf. */
+/* A column's own text for a cell, null included (bytes as "64 MiB", ...):
+ * writes buf. */
 typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
 
 /* Column flags. */
 #define TABLE_LABEL 1u /* shown in text even when the row has a note */
 #define TABLE_JOIN  2u /* text: joined to the previous column, "a / b", under its header */
 #define TABLE_RANGE 4u /* text: the same, joined as a range, "a..b" */
+#define TABLE_OF    8u /* text: the same, joined as a count of, "a/b" */
 
 typedef struct table_col {
     const char *key;    /* JSON key; NULL: text only */
@@ -66,9 +68,9 @@ typedef struct table_col {
     int prec;           /* text digits after the point; integers: 0 */
     double div;         /* text shows value / div (0: 1; integers with prec 0: whole division) */
     const char *unit;   /* appended to the text ("k", "%"), or NULL */
-    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, TABLE_RANGE */
+    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, TABLE_RANGE, TABLE_OF */
     const char *group;  /* JSON: nested in an object of this key with its neighbours */
-    table_text_fn text; /* the text of a non-null cell instead of the above, or NULL */
+    table_text_fn text; /* the text of a cell (null too) instead of the above, or NULL */
 } table_col;
 
 typedef struct table {

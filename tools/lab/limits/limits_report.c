@@ -229,7 +229,10 @@ static void print_largest_row(const limits_bench *b, const lim_row *row)
 
 static void bytes_text(const table_cell *c, char *buf, size_t n)
 {
-    fmt_bytes(c->kind == TABLE_U64 ? c->v.u64 : 0, buf, n);
+    if (c->kind == TABLE_U64)
+        fmt_bytes(c->v.u64, buf, n);
+    else
+        snprintf(buf, n, "-");
 }
 
 static const table_col memmax_cols[] = {

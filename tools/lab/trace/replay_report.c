@@ -78,7 +78,10 @@ static void print_wcet(const replay_bench *b)
 
 static void bytes_text(const table_cell *c, char *buf, size_t n)
 {
-    trace_cli_bytes(c->kind == TABLE_U64 ? c->v.u64 : 0, buf, n);
+    if (c->kind == TABLE_U64)
+        trace_cli_bytes(c->v.u64, buf, n);
+    else
+        snprintf(buf, n, "-");
 }
 
 #define LATENCY(key, head, w)                                                                      \

@@ -48,7 +48,10 @@ static void expect_text(const char *what, const char *got, const char *want)
 
 static void kib_text(const table_cell *c, char *buf, size_t n)
 {
-    snprintf(buf, n, "%llu KiB", (unsigned long long)(c->v.u64 / 1024));
+    if (c->kind == TABLE_U64)
+        snprintf(buf, n, "%llu KiB", (unsigned long long)(c->v.u64 / 1024));
+    else
+        snprintf(buf, n, "none");
 }
 
 static const table_col cols[] = {
@@ -117,7 +120,7 @@ static void test_text(void)
     f = tmpfile();
     CHECK(table_print_row(f, &t, 1) == 0);
     expect_text("null text", contents(f, buf, sizeof buf),
-                "  glibc     -    7     - / -        -  no   0.0%\n");
+                "  glibc     -    7     - / -     none  no   0.0%\n");
     CHECK(table_print_row(f, &t, 2) == -1);
     fclose(f);
     /* An empty note: the labels alone. */
@@ -128,18 +131,20 @@ static void test_text(void)
     fclose(f);
     table_free(&t);
 
-    /* A range: "lo..hi" under one header, left-aligned. */
+    /* A range: "lo..hi" under one header, left-aligned; a count "a/b". */
     static const table_col range[] = {{"lo", "range", -9, 0, 0, NULL, 0, NULL, NULL},
                                       {"hi", NULL, 0, 0, 0, NULL, TABLE_RANGE, NULL, NULL},
-                                      {"n", "n", 3, 0, 0, NULL, 0, NULL, NULL}};
-    table_init(&t, range, 3);
+                                      {"n", "n", 5, 0, 0, NULL, 0, NULL, NULL},
+                                      {NULL, NULL, 0, 0, 0, NULL, TABLE_OF, NULL, NULL}};
+    table_init(&t, range, 4);
     CHECK(table_row(&t) == 0);
     CHECK(table_num(&t, 12.4) == 0);
     CHECK(table_num(&t, 130.6) == 0);
-    CHECK(table_u64(&t, 5) == 0);
+    CHECK(table_u64(&t, 2) == 0);
+    CHECK(table_u64(&t, 3) == 0);
     f = tmpfile();
     CHECK(table_print(f, &t) == 0);
-    expect_text("range", contents(f, buf, sizeof buf), "range       n\n12..131     5\n");
+    expect_text("range", contents(f, buf, sizeof buf), "range         n\n12..131     2/3\n");
     fclose(f);
     table_free(&t);
 }
