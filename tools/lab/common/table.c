@@ -314,26 +314,51 @@ static void cell_json(json *j, const char *key, const table_cell *c)
     }
 }
 
+/* Whether the columns from k on that share column k's group (just k when
+ * it has none) are all optional and null in this row: then they are left
+ * out of the JSON. */
+static int left_out(const table *t, size_t row, size_t k)
+{
+    const char *group = t->cols[k].group;
+    for (size_t m = k; m < t->ncols; m++) {
+        const table_col *c = &t->cols[m];
+        if (m > k && (group == NULL || c->group == NULL || strcmp(c->group, group) != 0))
+            break;
+        if (c->key == NULL)
+            continue;
+        if (!(c->flags & TABLE_OPTIONAL) || t->cells[row * t->ncols + m].kind != TABLE_NULL)
+            return 0;
+    }
+    return 1;
+}
+
 int table_json_cells(json *j, const table *t, size_t row)
 {
     if (!table_ok(t) || row >= t->nrows)
         return -1;
     const char *group = NULL;
+    int skip = 0;
     for (size_t k = 0; k < t->ncols; k++) {
         const table_col *c = &t->cols[k];
         if (c->key == NULL)
             continue;
-        if (group != NULL && (c->group == NULL || strcmp(c->group, group) != 0)) {
-            json_obj_end(j);
+        int same = group != NULL && c->group != NULL && strcmp(c->group, group) == 0;
+        if (group != NULL && !same) {
+            if (!skip)
+                json_obj_end(j);
             group = NULL;
         }
         if (c->group != NULL && group == NULL) {
-            json_obj(j, c->group);
             group = c->group;
+            skip = left_out(t, row, k);
+            if (!skip)
+                json_obj(j, c->group);
         }
+        if (group != NULL ? skip : left_out(t, row, k))
+            continue;
         cell_json(j, c->key, &t->cells[row * t->ncols + k]);
     }
-    if (group != NULL)
+    if (group != NULL && !skip)
         json_obj_end(j);
     return 0;
 }

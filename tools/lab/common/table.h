@@ -60,6 +60,8 @@ typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
 #define TABLE_JOIN  2u /* text: joined to the previous column, "a / b", under its header */
 #define TABLE_RANGE 4u /* text: the same, joined as a range, "a..b" */
 #define TABLE_OF    8u /* text: the same, joined as a count of, "a/b" */
+#define TABLE_OPTIONAL                                                                             \
+    16u /* JSON: left out when null (a group: when all its cells are), rather than null */
 
 typedef struct table_col {
     const char *key;    /* JSON key; NULL: text only */
@@ -68,7 +70,7 @@ typedef struct table_col {
     int prec;           /* text digits after the point; integers: 0 */
     double div;         /* text shows value / div (0: 1; integers with prec 0: whole division) */
     const char *unit;   /* appended to the text ("k", "%"), or NULL */
-    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, TABLE_RANGE, TABLE_OF */
+    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, TABLE_RANGE, TABLE_OF, TABLE_OPTIONAL */
     const char *group;  /* JSON: nested in an object of this key with its neighbours */
     table_text_fn text; /* the text of a cell (null too) instead of the above, or NULL */
 } table_col;

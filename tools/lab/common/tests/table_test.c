@@ -199,6 +199,38 @@ static void test_json(void)
     close(fd);
 }
 
+/* Optional columns and groups: left out of the JSON when null. */
+static void test_optional(void)
+{
+    static const table_col opt[] = {
+        {"a", "a", 3, 0, 0, NULL, 0, NULL, NULL},
+        {"x", "x", 3, 0, 0, NULL, TABLE_OPTIONAL, "g", NULL},
+        {"y", "y", 3, 0, 0, NULL, TABLE_OPTIONAL, "g", NULL},
+        {"z", "z", 3, 0, 0, NULL, TABLE_OPTIONAL, NULL, NULL},
+    };
+    table t;
+    table_init(&t, opt, 4);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 1) == 0 && table_null(&t) == 0);
+    CHECK(table_num(&t, NAN) == 0 && table_null(&t) == 0);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 2) == 0 && table_u64(&t, 3) == 0);
+    CHECK(table_null(&t) == 0 && table_u64(&t, 4) == 0);
+    char path[] = "/tmp/table_test_XXXXXX";
+    int fd = mkstemp(path);
+    json j;
+    CHECK(fd >= 0 && json_open(&j, path) == 0);
+    CHECK(table_json(&j, "rows", &t, NULL, NULL) == 0);
+    CHECK(json_close(&j) == 0);
+    table_free(&t);
+    FILE *f = fopen(path, "r");
+    char buf[512];
+    expect_text("optional", contents(f, buf, sizeof buf),
+                "{\n\"rows\": [\n  {\n    \"a\": 1\n  },\n  {\n    \"a\": 2,\n    \"g\": {\n"
+                "      \"x\": 3,\n      \"y\": null\n    },\n    \"z\": 4\n  }\n]\n}\n");
+    fclose(f);
+    remove(path);
+    close(fd);
+}
+
 /* A bad table: every render refuses, and JSON stays well-formed. */
 static void expect_bad(table *t, const char *what)
 {
@@ -283,6 +315,7 @@ int main(void)
 {
     test_text();
     test_json();
+    test_optional();
     test_errors();
     if (failures != 0) {
         fprintf(stderr, "table_test: %d failures\n", failures);
