@@ -65,81 +65,83 @@ int table_row(table *t)
     return 0;
 }
 
-/* The next cell of the current row, or NULL (the table is then bad). */
-static table_cell *next_cell(table *t)
+/* The next cell of the current row, of that kind, or NULL (the table is
+ * then bad). */
+static table_cell *next_cell(table *t, table_kind kind)
 {
     if (t->bad || t->nrows == 0 || t->next >= t->ncols) {
         t->bad = 1;
         return NULL;
     }
     table_cell *c = &t->cells[(t->nrows - 1) * t->ncols + t->next];
-    c->kind = TABLE_NULL;
+    c->kind = kind;
     t->next++;
     return c;
 }
 
+/* A copy of s in *out (NULL for NULL); -1 (the table bad) without memory. */
+static int copy_of(table *t, const char *s, char **out)
+{
+    *out = NULL;
+    if (s == NULL)
+        return 0;
+    size_t n = strlen(s) + 1;
+    *out = malloc(n);
+    if (*out == NULL) {
+        t->bad = 1;
+        return -1;
+    }
+    memcpy(*out, s, n);
+    return 0;
+}
+
 int table_num(table *t, double v)
 {
-    table_cell *c = next_cell(t);
-    if (c == NULL)
-        return -1;
-    if (isfinite(v)) {
-        c->kind = TABLE_NUM;
+    table_cell *c = next_cell(t, isfinite(v) ? TABLE_NUM : TABLE_NULL);
+    if (c != NULL)
         c->v.num = v;
-    }
-    return 0;
+    return c != NULL ? 0 : -1;
 }
 
 int table_u64(table *t, uint64_t v)
 {
-    table_cell *c = next_cell(t);
-    if (c == NULL)
-        return -1;
-    c->kind = TABLE_U64;
-    c->v.u64 = v;
-    return 0;
+    table_cell *c = next_cell(t, TABLE_U64);
+    if (c != NULL)
+        c->v.u64 = v;
+    return c != NULL ? 0 : -1;
 }
 
 int table_i64(table *t, int64_t v)
 {
-    table_cell *c = next_cell(t);
-    if (c == NULL)
-        return -1;
-    c->kind = TABLE_I64;
-    c->v.i64 = v;
-    return 0;
+    table_cell *c = next_cell(t, TABLE_I64);
+    if (c != NULL)
+        c->v.i64 = v;
+    return c != NULL ? 0 : -1;
 }
 
 int table_str(table *t, const char *s)
 {
-    table_cell *c = next_cell(t);
-    if (c == NULL)
+    char *copy;
+    if (copy_of(t, s, &copy) != 0)
         return -1;
-    if (s == NULL)
-        return 0;
-    size_t n = strlen(s) + 1;
-    char *copy = malloc(n);
-    if (copy == NULL) {
-        t->bad = 1;
+    table_cell *c = next_cell(t, s != NULL ? TABLE_STR : TABLE_NULL);
+    if (c == NULL) {
+        free(copy);
         return -1;
     }
-    memcpy(copy, s, n);
-    c->kind = TABLE_STR;
     c->v.str = copy;
     return 0;
 }
 
 int table_bool(table *t, int v)
 {
-    table_cell *c = next_cell(t);
-    if (c == NULL)
-        return -1;
-    c->kind = TABLE_BOOL;
-    c->v.b = v != 0;
-    return 0;
+    table_cell *c = next_cell(t, TABLE_BOOL);
+    if (c != NULL)
+        c->v.b = v != 0;
+    return c != NULL ? 0 : -1;
 }
 
-int table_null(table *t) { return next_cell(t) != NULL ? 0 : -1; }
+int table_null(table *t) { return next_cell(t, TABLE_NULL) != NULL ? 0 : -1; }
 
 int table_note(table *t, const char *note)
 {
@@ -149,17 +151,7 @@ int table_note(table *t, const char *note)
     }
     char **slot = &t->notes[t->nrows - 1];
     free(*slot);
-    *slot = NULL;
-    if (note == NULL)
-        return 0;
-    size_t n = strlen(note) + 1;
-    *slot = malloc(n);
-    if (*slot == NULL) {
-        t->bad = 1;
-        return -1;
-    }
-    memcpy(*slot, note, n);
-    return 0;
+    return copy_of(t, note, slot);
 }
 
 int table_ok(const table *t) { return !t->bad && (t->nrows == 0 || t->next == t->ncols); }

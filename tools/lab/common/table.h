@@ -75,6 +75,16 @@ typedef struct table_col {
     table_text_fn text; /* the text of a cell (null too) instead of the above, or NULL */
 } table_col;
 
+/* A column in JSON only (no header), and one in text only (no key). */
+#define TABLE_JSON_ONLY(key)                                                                       \
+    {                                                                                              \
+        key, NULL, 0, 0, 0, NULL, 0, NULL, NULL                                                    \
+    }
+#define TABLE_TEXT_ONLY(head, width)                                                               \
+    {                                                                                              \
+        NULL, head, width, 0, 0, NULL, 0, NULL, NULL                                               \
+    }
+
 typedef struct table {
     const table_col *cols;
     size_t ncols;

@@ -67,33 +67,29 @@ static const published *published_for(const char *system, const char *test)
     {                                                                                              \
         key, head, 8, 3, 0, NULL, TABLE_OPTIONAL, "summary_us", NULL                               \
     }
-#define JSON_ONLY(key)                                                                             \
-    {                                                                                              \
-        key, NULL, 0, 0, 0, NULL, 0, NULL, NULL                                                    \
-    }
 /* One row per test, in the JSON's key order (summary_us only when the test
  * ran); the histogram and the task switch's parts follow in JSON
  * (json_test_extra), the text shows them apart. A test that did not run
  * shows its status and why in text. */
 static const table_col test_cols[] = {
     {"name", "test", -27, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    JSON_ONLY("group"),
-    JSON_ONLY("primitive"),
-    JSON_ONLY("measures"),
-    JSON_ONLY("placement"),
-    JSON_ONLY("status"),
-    JSON_ONLY("why"),
-    JSON_ONLY("samples"),
-    JSON_ONLY("clamped"),
-    JSON_ONLY("unslept"),
+    TABLE_JSON_ONLY("group"),
+    TABLE_JSON_ONLY("primitive"),
+    TABLE_JSON_ONLY("measures"),
+    TABLE_JSON_ONLY("placement"),
+    TABLE_JSON_ONLY("status"),
+    TABLE_JSON_ONLY("why"),
+    TABLE_JSON_ONLY("samples"),
+    TABLE_JSON_ONLY("clamped"),
+    TABLE_JSON_ONLY("unslept"),
     SUMMARY("avg", "avg"),
     SUMMARY("min", "min"),
     SUMMARY("max", "max"),
     SUMMARY("p50", "p50"),
     SUMMARY("p99", "p99"),
     SUMMARY("p999", "p99.9"),
-    {NULL, "n", 7, 0, 0, NULL, 0, NULL, NULL},
-    {NULL, "  (us)", 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_TEXT_ONLY("n", 7),
+    TABLE_TEXT_ONLY("  (us)", 0),
 };
 
 static void test_table(table *tb, const lat_report *r)

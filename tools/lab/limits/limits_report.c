@@ -303,12 +303,12 @@ static const char *tick_unit(const limits_bench *b) { return b->clk.use_tsc ? "T
  * size shows its status and why. */
 static const table_col timing_cols[] = {
     {NULL, "allocator", -16, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    {"bytes", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("bytes"),
     {"status", "status", -13, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    {"why", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"runs", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"batch", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"samples", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("why"),
+    TABLE_JSON_ONLY("runs"),
+    TABLE_JSON_ONLY("batch"),
+    TABLE_JSON_ONLY("samples"),
     {"min_ticks", "min", 8, 0, 0, NULL, 0, NULL, NULL},
     {"median", "median", 8, 0, 0, NULL, 0, "median_ticks", NULL},
     {"min", "(run medians)", -15, 0, 0, NULL, 0, "median_ticks", NULL},
@@ -319,8 +319,8 @@ static const table_col timing_cols[] = {
     {"mean_ticks", "mean", 10, 1, 0, NULL, 0, NULL, NULL},
     {"median_ns", "median ns", 10, 1, 0, NULL, 0, NULL, NULL},
     {"refused", "refused", 8, 0, 0, NULL, 0, NULL, NULL},
-    {"p99_ns", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"max_ns", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("p99_ns"),
+    TABLE_JSON_ONLY("max_ns"),
 };
 
 static void timing_table(table *t, const limits_bench *b, const lim_row *row)

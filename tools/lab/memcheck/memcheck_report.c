@@ -214,8 +214,8 @@ static const table_col arena_cols[] = {
     {"heap_size", "HEAPSZ", 8, 0, 1024, "k", TABLE_LABEL, NULL, NULL},
     {"arena", "arena", 10, 0, 0, NULL, 0, NULL, NULL},
     {"usable", "usable", 10, 0, 0, NULL, 0, NULL, NULL},
-    {NULL, "usable-HEAPSZ", 13, 0, 0, NULL, 0, NULL, NULL},
-    {NULL, "usable < HEAPSZ + 8", 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_TEXT_ONLY("usable-HEAPSZ", 13),
+    TABLE_TEXT_ONLY("usable < HEAPSZ + 8", 0),
 };
 
 static void arena_table(table *t, const mc_result *r)

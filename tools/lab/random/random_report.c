@@ -197,8 +197,8 @@ static void library_text(const alloc_row *row, uint64_t runs, char *buf, size_t 
 static const table_col throughput_cols[] = {
     {"name", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
     {"status", "status", -13, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    {"library", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"version", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("library"),
+    TABLE_JSON_ONLY("version"),
     PAIR("min", "min", 9),
     PAIR("median", "median", 9),
     PAIR("max", "max", 9),
@@ -206,7 +206,7 @@ static const table_col throughput_cols[] = {
     {"clean_runs", "clean", 6, 0, 0, NULL, 0, "ns_per_pair", NULL},
     {NULL, NULL, 0, 0, 0, NULL, TABLE_OF, NULL, NULL}, /* of the runs */
     {"refused", "refused", 8, 0, 0, NULL, 0, NULL, NULL},
-    {NULL, "library", 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_TEXT_ONLY("library", 0),
 };
 
 static void throughput_table(table *t, const random_bench *b)

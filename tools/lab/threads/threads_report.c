@@ -300,12 +300,12 @@ static const char *kind_name(enum tr_kind k)
  * The text has no header line: "allocators:" and a row each. */
 static const table_col allocator_cols[] = {
     {"name", "allocator", -14, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    {"kind", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("kind"),
     {"status", "status", -13, 0, 0, NULL, 0, NULL, NULL},
-    {"library", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"version", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"malloc_from", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {NULL, "library", 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("library"),
+    TABLE_JSON_ONLY("version"),
+    TABLE_JSON_ONLY("malloc_from"),
+    TABLE_TEXT_ONLY("library", 0),
 };
 
 static void allocator_table(table *t, const tr_bench *b)

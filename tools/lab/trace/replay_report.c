@@ -88,40 +88,36 @@ static void bytes_text(const table_cell *c, char *buf, size_t n)
     {                                                                                              \
         key, head, w, 0, 0, NULL, 0, "latency_ns", NULL                                            \
     }
-#define JSON_ONLY(key)                                                                             \
-    {                                                                                              \
-        key, NULL, 0, 0, 0, NULL, 0, NULL, NULL                                                    \
-    }
 /* One row per allocator, in the JSON's key order; the columns with a header
  * are the text table. rp_quantile_names are the latency keys. */
 static const table_col results_cols[] = {
     {"allocator", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    JSON_ONLY("kind"),
+    TABLE_JSON_ONLY("kind"),
     {"status", "status", -8, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    JSON_ONLY("why"),
+    TABLE_JSON_ONLY("why"),
     {"ops", "calls", 10, 0, 0, NULL, 0, NULL, NULL},
     {"refused", "refused", 8, 0, 0, NULL, 0, NULL, NULL},
     {"skipped", "skipped", 8, 0, 0, NULL, 0, NULL, NULL},
-    JSON_ONLY("timed_calls"),
+    TABLE_JSON_ONLY("timed_calls"),
     LATENCY("p50", "p50", 8),
     LATENCY("p90", "p90", 8),
     LATENCY("p99", "p99", 8),
     LATENCY("p999", "p99.9", 9),
     LATENCY("p9999", "p99.99", 9),
     LATENCY("max", "max", 10),
-    JSON_ONLY("alloc_max_ns"),
-    JSON_ONLY("free_max_ns"),
-    JSON_ONLY("alloc_p99_ns"),
-    JSON_ONLY("free_p99_ns"),
+    TABLE_JSON_ONLY("alloc_max_ns"),
+    TABLE_JSON_ONLY("free_max_ns"),
+    TABLE_JSON_ONLY("alloc_p99_ns"),
+    TABLE_JSON_ONLY("free_p99_ns"),
     {"footprint_bytes", "footprint", 11, 0, 0, NULL, 0, NULL, bytes_text},
-    JSON_ONLY("footprint_kind"),
-    JSON_ONLY("region_bytes"),
+    TABLE_JSON_ONLY("footprint_kind"),
+    TABLE_JSON_ONLY("region_bytes"),
     {"held_over_live_at_peak", "held/live", 10, 2, 0, NULL, 0, NULL, NULL},
-    JSON_ONLY("wcet_alloc_instructions"),
-    JSON_ONLY("wcet_aligned_instructions"),
-    JSON_ONLY("wcet_realloc_instructions"),
-    JSON_ONLY("wcet_free_instructions"),
-    JSON_ONLY("wcet_why"),
+    TABLE_JSON_ONLY("wcet_alloc_instructions"),
+    TABLE_JSON_ONLY("wcet_aligned_instructions"),
+    TABLE_JSON_ONLY("wcet_realloc_instructions"),
+    TABLE_JSON_ONLY("wcet_free_instructions"),
+    TABLE_JSON_ONLY("wcet_why"),
 };
 #define RESULTS_NCOLS (sizeof results_cols / sizeof results_cols[0])
 

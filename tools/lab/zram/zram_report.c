@@ -148,12 +148,12 @@ static const table_col allocator_cols[] = {
     {"name", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
     {"kind", "kind", -13, 0, 0, NULL, 0, NULL, NULL},
     {"status", "status", -13, 0, 0, NULL, 0, NULL, NULL},
-    {"library", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"version", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {"held_measure", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("library"),
+    TABLE_JSON_ONLY("version"),
+    TABLE_JSON_ONLY("held_measure"),
     {"marked_points", "marked", 7, 0, 0, NULL, 0, NULL, NULL},
-    {"check_failures", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
-    {NULL, " library", 0, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("check_failures"),
+    TABLE_TEXT_ONLY(" library", 0),
 };
 
 static void allocator_table(table *t, const zram_bench *s)

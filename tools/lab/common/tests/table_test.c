@@ -149,23 +149,39 @@ static void test_text(void)
     table_free(&t);
 }
 
+/* The JSON file of one table under "rows", in buf; table_json's result
+ * must be `want` (0 or -1). The table is freed. */
+static const char *json_of(table *t, int want, char *buf, size_t n)
+{
+    char path[] = "/tmp/table_test_XXXXXX";
+    int fd = mkstemp(path);
+    json j;
+    buf[0] = '\0';
+    CHECK(fd >= 0);
+    if (fd < 0 || json_open(&j, path) != 0) {
+        failures++;
+        table_free(t);
+        return buf;
+    }
+    CHECK(table_json(&j, "rows", t, NULL, NULL) == want);
+    CHECK(json_close(&j) == 0);
+    table_free(t);
+    FILE *f = fopen(path, "r");
+    if (f != NULL) {
+        contents(f, buf, n);
+        fclose(f);
+    }
+    remove(path);
+    close(fd);
+    return buf;
+}
+
 static void test_json(void)
 {
     table t;
     fill(&t);
-    char path[] = "/tmp/table_test_XXXXXX";
-    int fd = mkstemp(path);
-    CHECK(fd >= 0);
-    if (fd < 0)
-        return;
-    json j;
-    CHECK(json_open(&j, path) == 0);
-    CHECK(table_json(&j, "rows", &t, NULL, NULL) == 0);
-    CHECK(json_close(&j) == 0);
-    table_free(&t);
-    FILE *f = fopen(path, "r");
     char buf[4096];
-    expect_text("json", contents(f, buf, sizeof buf),
+    expect_text("json", json_of(&t, 0, buf, sizeof buf),
                 "{\n"
                 "\"rows\": [\n"
                 "  {\n"
@@ -194,9 +210,6 @@ static void test_json(void)
                 "  }\n"
                 "]\n"
                 "}\n");
-    fclose(f);
-    remove(path);
-    close(fd);
 }
 
 /* Optional columns and groups: left out of the JSON when null. */
@@ -214,21 +227,10 @@ static void test_optional(void)
     CHECK(table_num(&t, NAN) == 0 && table_null(&t) == 0);
     CHECK(table_row(&t) == 0 && table_u64(&t, 2) == 0 && table_u64(&t, 3) == 0);
     CHECK(table_null(&t) == 0 && table_u64(&t, 4) == 0);
-    char path[] = "/tmp/table_test_XXXXXX";
-    int fd = mkstemp(path);
-    json j;
-    CHECK(fd >= 0 && json_open(&j, path) == 0);
-    CHECK(table_json(&j, "rows", &t, NULL, NULL) == 0);
-    CHECK(json_close(&j) == 0);
-    table_free(&t);
-    FILE *f = fopen(path, "r");
     char buf[512];
-    expect_text("optional", contents(f, buf, sizeof buf),
+    expect_text("optional", json_of(&t, 0, buf, sizeof buf),
                 "{\n\"rows\": [\n  {\n    \"a\": 1\n  },\n  {\n    \"a\": 2,\n    \"g\": {\n"
                 "      \"x\": 3,\n      \"y\": null\n    },\n    \"z\": 4\n  }\n]\n}\n");
-    fclose(f);
-    remove(path);
-    close(fd);
 }
 
 /* A bad table: every render refuses, and JSON stays well-formed. */
@@ -244,18 +246,7 @@ static void expect_bad(table *t, const char *what)
     CHECK(table_print_row(f, t, 0) == -1);
     CHECK(strcmp(contents(f, buf, sizeof buf), "") == 0);
     fclose(f);
-    char path[] = "/tmp/table_test_XXXXXX";
-    int fd = mkstemp(path);
-    json j;
-    CHECK(fd >= 0 && json_open(&j, path) == 0);
-    CHECK(table_json(&j, "rows", t, NULL, NULL) == -1);
-    CHECK(json_close(&j) == 0);
-    f = fopen(path, "r");
-    expect_text(what, contents(f, buf, sizeof buf), "{\n\"rows\": null\n}\n");
-    fclose(f);
-    remove(path);
-    close(fd);
-    table_free(t);
+    expect_text(what, json_of(t, -1, buf, sizeof buf), "{\n\"rows\": null\n}\n");
 }
 
 static void test_errors(void)
