@@ -317,33 +317,68 @@ static void print_limits(const mc_phase *pow2, const mc_phase *rnd)
                "measurement (fewer blocks fitting lowers it)\n");
 }
 
-typedef struct target {
-    const char *what;
-    double value, limit;
-} target;
+/* --- the issue's targets: text and JSON from one fill ----------------------- */
 
-static int print_targets(const char *algorithm, const mc_phase *pow2, const mc_phase *rnd)
+static void limit_text(const table_cell *c, char *buf, size_t n)
 {
-    if (strcmp(algorithm, "tlsf") != 0) {
-        printf("\ntargets: the issue sets overhead and fragmentation targets for tlsf only\n");
-        return 1;
-    }
-    mc_overall p = mc_overall_of(pow2), r = mc_overall_of(rnd);
-    const target t[4] = {
-        {"random phase average overhead", r.overhead, TARGET_RANDOM_OVERHEAD},
-        {"random phase average fragmentation", r.frag, TARGET_RANDOM_FRAG},
-        {"power-of-two phase average overhead", p.overhead, TARGET_POW2_OVERHEAD},
-        {"power-of-two phase average fragmentation", p.frag, TARGET_POW2_FRAG},
+    snprintf(buf, n, "<= %5.1f %%", c->kind == TABLE_NUM ? c->v.num : NAN);
+}
+
+static void pass_text(const table_cell *c, char *buf, size_t n)
+{
+    snprintf(buf, n, " %s", c->kind == TABLE_BOOL && c->v.b ? "PASS" : "FAIL");
+}
+
+/* TLSF's four targets (the issue sets none for the other heaps): a row
+ * each; the text has no header line. */
+static const table_col target_cols[] = {
+    TABLE_JSON_ONLY("name"),
+    TABLE_TEXT_ONLY("target", -42),
+    {"value", "value", 9, 2, 0, " %", 0, NULL, NULL},
+    {"limit", "limit", 0, 1, 0, NULL, 0, NULL, limit_text},
+    {"pass", "pass", 0, 0, 0, NULL, 0, NULL, pass_text},
+};
+
+static void target_table(table *t, const mc_result *r)
+{
+    table_init(t, target_cols, sizeof target_cols / sizeof target_cols[0]);
+    t->indent = "  ";
+    if (strcmp(r->algorithm, "tlsf") != 0)
+        return;
+    mc_overall p = mc_overall_of(&r->pow2), q = mc_overall_of(&r->rnd);
+    const struct {
+        const char *name, *what;
+        double value, limit;
+    } tg[4] = {
+        {"random_overhead_pct", "random phase average overhead", q.overhead,
+         TARGET_RANDOM_OVERHEAD},
+        {"random_frag_pct", "random phase average fragmentation", q.frag, TARGET_RANDOM_FRAG},
+        {"pow2_overhead_pct", "power-of-two phase average overhead", p.overhead,
+         TARGET_POW2_OVERHEAD},
+        {"pow2_frag_pct", "power-of-two phase average fragmentation", p.frag, TARGET_POW2_FRAG},
     };
-    int all = 1;
-    printf("\ntargets (the issue):\n");
     for (int i = 0; i < 4; i++) {
-        int pass = t[i].value <= t[i].limit; /* NaN (no rows) fails */
-        all &= pass;
-        printf("  %-42s %7.2f %% <= %5.1f %%  %s\n", t[i].what, t[i].value, t[i].limit,
-               pass ? "PASS" : "FAIL");
+        table_row(t);
+        table_str(t, tg[i].name);
+        table_str(t, tg[i].what);
+        table_num(t, tg[i].value);
+        table_num(t, tg[i].limit);
+        table_bool(t, tg[i].value <= tg[i].limit); /* NaN (no rows) fails */
     }
-    return all;
+}
+
+static void print_targets(const mc_result *r)
+{
+    if (strcmp(r->algorithm, "tlsf") != 0) {
+        printf("\ntargets: the issue sets overhead and fragmentation targets for tlsf only\n");
+        return;
+    }
+    table t;
+    target_table(&t, r);
+    printf("\ntargets (the issue):\n");
+    for (size_t i = 0; i < t.nrows; i++)
+        table_print_row(stdout, &t, i);
+    table_free(&t);
 }
 
 static void print_failures(const mc_params *p, const mc_result *c)
@@ -369,7 +404,7 @@ void mc_print_summary(const mc_params *p, const mc_result *r, const char *setup_
     print_side_by_side(&r->pow2, &r->rnd);
     print_published(r->algorithm, &r->pow2, &r->rnd);
     print_limits(&r->pow2, &r->rnd);
-    print_targets(r->algorithm, &r->pow2, &r->rnd);
+    print_targets(r);
     print_failures(p, r);
     fflush(stdout);
 }
@@ -481,25 +516,10 @@ static void json_published(json *j)
 /* The issue's targets are TLSF's: other heaps get an empty list. */
 static void json_targets(json *j, const mc_result *r)
 {
-    json_arr(j, "targets");
-    if (strcmp(r->algorithm, "tlsf") == 0) {
-        mc_overall p = mc_overall_of(&r->pow2), q = mc_overall_of(&r->rnd);
-        const target t[4] = {
-            {"random_overhead_pct", q.overhead, TARGET_RANDOM_OVERHEAD},
-            {"random_frag_pct", q.frag, TARGET_RANDOM_FRAG},
-            {"pow2_overhead_pct", p.overhead, TARGET_POW2_OVERHEAD},
-            {"pow2_frag_pct", p.frag, TARGET_POW2_FRAG},
-        };
-        for (int i = 0; i < 4; i++) {
-            json_obj(j, NULL);
-            json_str(j, "name", t[i].what);
-            json_num(j, "value", t[i].value);
-            json_num(j, "limit", t[i].limit);
-            json_bool(j, "pass", t[i].value <= t[i].limit);
-            json_obj_end(j);
-        }
-    }
-    json_arr_end(j);
+    table t;
+    target_table(&t, r);
+    table_json(j, "targets", &t, NULL, NULL);
+    table_free(&t);
 }
 
 static void json_params(json *j, const mc_params *p)
