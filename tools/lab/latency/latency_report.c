@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "latency/latency.h"
 
 typedef struct published {
@@ -60,20 +61,83 @@ static const published *published_for(const char *system, const char *test)
 
 /* --- text ---------------------------------------------------------------------- */
 
-static void print_table(const lat_report *r)
+/* --- the tests table: text and JSON from one fill ----------------------------- */
+
+#define SUMMARY(key, head)                                                                         \
+    {                                                                                              \
+        key, head, 8, 3, 0, NULL, TABLE_OPTIONAL, "summary_us", NULL                               \
+    }
+/* One row per test, in the JSON's key order (summary_us only when the test
+ * ran); the histogram and the task switch's parts follow in JSON
+ * (json_test_extra), the text shows them apart. A test that did not run
+ * shows its status and why in text. */
+static const table_col test_cols[] = {
+    {"name", "test", -27, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("group"),
+    TABLE_JSON_ONLY("primitive"),
+    TABLE_JSON_ONLY("measures"),
+    TABLE_JSON_ONLY("placement"),
+    TABLE_JSON_ONLY("status"),
+    TABLE_JSON_ONLY("why"),
+    TABLE_JSON_ONLY("samples"),
+    TABLE_JSON_ONLY("clamped"),
+    TABLE_JSON_ONLY("unslept"),
+    SUMMARY("avg", "avg"),
+    SUMMARY("min", "min"),
+    SUMMARY("max", "max"),
+    SUMMARY("p50", "p50"),
+    SUMMARY("p99", "p99"),
+    SUMMARY("p999", "p99.9"),
+    TABLE_TEXT_ONLY("n", 7),
+    TABLE_TEXT_ONLY("  (us)", 0),
+};
+
+static void test_table(table *tb, const lat_report *r)
 {
-    printf("\n%-27s %8s %8s %8s %8s %8s %8s %7s   (us)\n", "test", "avg", "min", "max", "p50",
-           "p99", "p99.9", "n");
+    table_init(tb, test_cols, sizeof test_cols / sizeof test_cols[0]);
     for (size_t i = 0; i < r->ntests; i++) {
         const lat_test *t = &r->tests[i];
-        if (t->status != LAB_OK) {
-            printf("%-27s %s: %s\n", t->name, lab_status_name(t->status), t->why);
-            continue;
-        }
         const lat_stats *s = &t->st;
-        printf("%-27s %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %7zu\n", t->name, us(s->avg), us(s->min),
-               us(s->max), us(s->p50), us(s->p99), us(s->p999), s->n);
+        int ok = t->status == LAB_OK;
+        table_row(tb);
+        table_str(tb, t->name);
+        table_str(tb, t->group);
+        table_str(tb, t->primitive);
+        table_str(tb, t->measures);
+        table_str(tb, t->placement);
+        table_str(tb, lab_status_name(t->status));
+        table_str(tb, t->why);
+        table_u64(tb, ok ? t->n : 0);
+        table_u64(tb, t->clamped);
+        table_u64(tb, t->unslept);
+        if (ok) {
+            table_num(tb, us(s->avg));
+            table_num(tb, us(s->min));
+            table_num(tb, us(s->max));
+            table_num(tb, us(s->p50));
+            table_num(tb, us(s->p99));
+            table_num(tb, us(s->p999));
+            table_u64(tb, s->n);
+        } else {
+            for (int k = 0; k < 7; k++)
+                table_null(tb);
+        }
+        table_str(tb, "");
+        if (!ok) {
+            char note[320];
+            snprintf(note, sizeof note, "%s: %s", lab_status_name(t->status), t->why);
+            table_note(tb, note);
+        }
     }
+}
+
+static void print_table(const lat_report *r)
+{
+    table t;
+    test_table(&t, r);
+    printf("\n");
+    table_print(stdout, &t);
+    table_free(&t);
 }
 
 static void print_setups(const lat_report *r)
@@ -164,29 +228,12 @@ void lat_print(const lat_report *r)
 
 /* --- JSON --------------------------------------------------------------------------- */
 
-static void json_test(json *j, const lat_test *t)
+/* What a test's object holds beyond its table columns: the histogram,
+ * the task switch's parts, the bound. */
+static void json_test_extra(json *j, size_t i, void *ctx)
 {
-    json_obj(j, NULL);
-    json_str(j, "name", t->name);
-    json_str(j, "group", t->group);
-    json_str(j, "primitive", t->primitive);
-    json_str(j, "measures", t->measures);
-    json_str(j, "placement", t->placement);
-    json_str(j, "status", lab_status_name(t->status));
-    json_str(j, "why", t->why);
-    json_u64(j, "samples", t->status == LAB_OK ? t->n : 0);
-    json_u64(j, "clamped", t->clamped);
-    json_u64(j, "unslept", t->unslept);
+    const lat_test *t = &((const lat_report *)ctx)->tests[i];
     if (t->status == LAB_OK) {
-        const lat_stats *s = &t->st;
-        json_obj(j, "summary_us");
-        json_num(j, "avg", us(s->avg));
-        json_num(j, "min", us(s->min));
-        json_num(j, "max", us(s->max));
-        json_num(j, "p50", us(s->p50));
-        json_num(j, "p99", us(s->p99));
-        json_num(j, "p999", us(s->p999));
-        json_obj_end(j);
         const lat_hist *h = &t->hist;
         json_obj(j, "histogram");
         json_num(j, "first_us", us(h->first_ns));
@@ -210,7 +257,6 @@ static void json_test(json *j, const lat_test *t)
         json_num(j, "bound_us", us(t->bound_ns));
         json_u64(j, "over_bound", t->over_bound);
     }
-    json_obj_end(j);
 }
 
 static void json_published(json *j)
@@ -268,10 +314,10 @@ int lat_write_json(const lat_report *r, const char *path, const char *command)
     json_num(&j, "ns_per_tick", r->e->clk.ns_per_tick);
     json_num(&j, "cost_ns", (double)r->e->clk.cost_ticks * r->e->clk.ns_per_tick);
     json_obj_end(&j);
-    json_arr(&j, "tests");
-    for (size_t i = 0; i < r->ntests; i++)
-        json_test(&j, &r->tests[i]);
-    json_arr_end(&j);
+    table t;
+    test_table(&t, r);
+    int bad = table_json(&j, "tests", &t, json_test_extra, (void *)r);
+    table_free(&t);
     json_str(&j, "heap_lock", lat_heap_lock_note());
     json_obj(&j, "priority_inheritance");
     json_str(&j, "verdict", r->pi_verdict);
@@ -279,5 +325,5 @@ int lat_write_json(const lat_report *r, const char *path, const char *command)
     json_num(&j, "spin_us", (double)r->e->spin_ns / 1e3);
     json_obj_end(&j);
     json_published(&j);
-    return json_close(&j);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }

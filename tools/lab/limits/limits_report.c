@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "limits/limits_cmd.h"
 #include "common/summary.h"
 
@@ -224,20 +225,47 @@ static void print_largest_row(const limits_bench *b, const lim_row *row)
     printf("\n");
 }
 
+/* --- the memmax module's published table: text and JSON from one fill -- */
+
+static void bytes_text(const table_cell *c, char *buf, size_t n)
+{
+    if (c->kind == TABLE_U64)
+        fmt_bytes(c->v.u64, buf, n);
+    else
+        snprintf(buf, n, "-");
+}
+
+static const table_col memmax_cols[] = {
+    {"kernel", "kernel", -28, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    {"ram_kb", "RAM", -10, 0, 1024, " MB", 0, NULL, NULL},
+    {"allocator", "allocator", -18, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    {"last_ok_bytes", "last OK / first failure", 0, 0, 0, NULL, 0, NULL, bytes_text},
+    {"first_fail_bytes", NULL, 0, 0, 0, NULL, TABLE_JOIN, NULL, bytes_text},
+};
+
+static void memmax_table(table *t)
+{
+    table_init(t, memmax_cols, sizeof memmax_cols / sizeof memmax_cols[0]);
+    t->indent = "  ";
+    for (size_t i = 0; i < SEED_MEMMAX_N; i++) {
+        table_row(t);
+        table_str(t, seed_memmax[i].system);
+        table_u64(t, seed_memmax[i].ram_kb);
+        table_str(t, seed_memmax[i].allocator);
+        table_u64(t, seed_memmax[i].last_ok);
+        table_u64(t, seed_memmax[i].first_fail);
+    }
+}
+
 static void print_seed_memmax(void)
 {
-    char a[32], c[32];
     printf("\n  published by the memmax module (Linux kernel allocators on other machines; figures "
            "of another\n  system, for orientation only): last OK / first failure, doubling from "
            "one page\n");
-    printf("  %-28s %-10s %-18s %s\n", "kernel", "RAM", "allocator", "last OK / first failure");
-    for (size_t i = 0; i < SEED_MEMMAX_N; i++) {
-        const seed_max *s = &seed_memmax[i];
-        char ram[32];
-        snprintf(ram, sizeof ram, "%llu MB", (unsigned long long)(s->ram_kb / 1024u));
-        printf("  %-28s %-10s %-18s %s / %s\n", s->system, ram, s->allocator,
-               fmt_bytes(s->last_ok, a, sizeof a), fmt_bytes(s->first_fail, c, sizeof c));
-    }
+    table t;
+    memmax_table(&t);
+    table_print(stdout, &t);
+    table_free(&t);
     printf("  analogues here: kmalloc ~ slab, malloc; __get_free_pages ~ buddy; vmalloc ~ mmap\n");
 }
 
@@ -268,19 +296,64 @@ static void print_largest(const limits_bench *b)
 
 static const char *tick_unit(const limits_bench *b) { return b->clk.use_tsc ? "TSC ticks" : "ns"; }
 
-static void print_time_row(const limits_bench *b, const lim_row *row, size_t k)
+/* --- ticks per allocation: a table per allocator, a row per size -------- */
+
+/* The JSON's "timing" objects of one allocator; the text shows, per size,
+ * that row of every allocator's table. An allocator with no figures for a
+ * size shows its status and why. */
+static const table_col timing_cols[] = {
+    {NULL, "allocator", -16, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("bytes"),
+    {"status", "status", -13, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("why"),
+    TABLE_JSON_ONLY("runs"),
+    TABLE_JSON_ONLY("batch"),
+    TABLE_JSON_ONLY("samples"),
+    {"min_ticks", "min", 8, 0, 0, NULL, 0, NULL, NULL},
+    {"median", "median", 8, 0, 0, NULL, 0, "median_ticks", NULL},
+    {"min", "(run medians)", -15, 0, 0, NULL, 0, "median_ticks", NULL},
+    {"max", NULL, 0, 0, 0, NULL, TABLE_RANGE, "median_ticks", NULL},
+    {"spread", NULL, 0, 0, 0, NULL, 0, "median_ticks", NULL},
+    {"p99_ticks", "p99", 8, 0, 0, NULL, 0, NULL, NULL},
+    {"max_ticks", "max", 10, 0, 0, NULL, 0, NULL, NULL},
+    {"mean_ticks", "mean", 10, 1, 0, NULL, 0, NULL, NULL},
+    {"median_ns", "median ns", 10, 1, 0, NULL, 0, NULL, NULL},
+    {"refused", "refused", 8, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("p99_ns"),
+    TABLE_JSON_ONLY("max_ns"),
+};
+
+static void timing_table(table *t, const limits_bench *b, const lim_row *row)
 {
-    lim_agg a = limits_aggregate(b, row, k);
-    if (a.status != LAB_OK) {
-        printf("  %-16s %-13s %s\n", row->name, lab_status_name(a.status),
-               a.why != NULL && a.why[0] ? a.why : "");
-        return;
+    table_init(t, timing_cols, sizeof timing_cols / sizeof timing_cols[0]);
+    t->indent = "  ";
+    double ns = b->clk.ns_per_tick;
+    for (size_t k = 0; k < b->o->nsizes; k++) {
+        lim_agg a = limits_aggregate(b, row, k);
+        int ok = a.status == LAB_OK;
+        table_row(t);
+        table_str(t, row->name);
+        table_u64(t, b->o->sizes[k]);
+        table_str(t, lab_status_name(a.status));
+        table_str(t, ok || a.why == NULL ? "" : a.why);
+        table_u64(t, a.runs);
+        table_u64(t, limits_batch(b->o, b->o->sizes[k]));
+        table_u64(t, a.n);
+        table_num(t, ok ? a.min : NAN);
+        table_num(t, ok ? a.med_med : NAN);
+        table_num(t, ok ? a.med_min : NAN);
+        table_num(t, ok ? a.med_max : NAN);
+        table_num(t, ok ? a.med_spread : NAN);
+        table_num(t, ok ? a.p99 : NAN);
+        table_num(t, ok ? a.max : NAN);
+        table_num(t, ok ? a.mean : NAN);
+        table_num(t, ok ? a.med_med * ns : NAN);
+        table_u64(t, a.refused);
+        table_num(t, ok ? a.p99 * ns : NAN);
+        table_num(t, ok ? a.max * ns : NAN);
+        if (!ok)
+            table_note(t, a.why != NULL ? a.why : "");
     }
-    char range[48];
-    snprintf(range, sizeof range, "%.0f..%.0f", a.med_min, a.med_max);
-    printf("  %-16s %-13s %8.0f %8.0f %-15s %8.0f %10.0f %10.1f %10.1f %8llu\n", row->name, "ok",
-           a.min, a.med_med, range, a.p99, a.max, a.mean, a.med_med * b->clk.ns_per_tick,
-           (unsigned long long)a.refused);
 }
 
 static void print_timing(const limits_bench *b)
@@ -300,20 +373,28 @@ static void print_timing(const limits_bench *b)
         printf("%s %llu (%.1f %%)", i ? "," : "", (unsigned long long)b->mode_ticks[i],
                100.0 * b->mode_share[i]);
     printf(" %s: figures within a step of these are quantised.\n", tick_unit(b));
+    table *t = calloc(b->nrows ? b->nrows : 1, sizeof *t);
+    if (t == NULL)
+        return;
+    for (size_t i = 0; i < b->nrows; i++)
+        timing_table(&t[i], b, &b->rows[i]);
     for (size_t k = 0; k < b->o->nsizes; k++) {
         uint64_t bytes = b->o->sizes[k];
         printf("\nsize %llu bytes, %llu blocks live per batch\n", (unsigned long long)bytes,
                (unsigned long long)limits_batch(b->o, bytes));
-        printf("  %-16s %-13s %8s %8s %-15s %8s %10s %10s %10s %8s\n", "allocator", "status", "min",
-               "median", "(run medians)", "p99", "max", "mean", "median ns", "refused");
+        if (b->nrows > 0)
+            table_print_header(stdout, &t[0]);
         for (size_t i = 0; i < b->nrows; i++)
-            print_time_row(b, &b->rows[i], k);
+            table_print_row(stdout, &t[i], k);
         const seed_tim *s = seed_tim_for(bytes);
         if (s != NULL)
             printf("  published by the memtim module (%s; another system's figures): mean cycles "
                    "kmalloc %u, __get_free_pages %u, vmalloc %u\n",
                    SEED_TIM_SYSTEM, s->kmalloc, s->gfp, s->vmalloc);
     }
+    for (size_t i = 0; i < b->nrows; i++)
+        table_free(&t[i]);
+    free(t);
 }
 
 static void print_verdict(const limits_bench *b)
@@ -408,35 +489,10 @@ static void json_largest(json *j, const limits_bench *b, const lim_row *row)
 
 static void json_timing(json *j, const limits_bench *b, const lim_row *row)
 {
-    json_arr(j, "timing");
-    for (size_t k = 0; k < b->o->nsizes; k++) {
-        lim_agg a = limits_aggregate(b, row, k);
-        int ok = a.status == LAB_OK;
-        double ns = b->clk.ns_per_tick;
-        json_obj(j, NULL);
-        json_u64(j, "bytes", b->o->sizes[k]);
-        json_str(j, "status", lab_status_name(a.status));
-        json_str(j, "why", ok || a.why == NULL ? "" : a.why);
-        json_u64(j, "runs", a.runs);
-        json_u64(j, "batch", limits_batch(b->o, b->o->sizes[k]));
-        json_u64(j, "samples", a.n);
-        json_u64(j, "refused", a.refused);
-        json_num(j, "min_ticks", ok ? a.min : NAN);
-        json_obj(j, "median_ticks");
-        json_num(j, "min", ok ? a.med_min : NAN);
-        json_num(j, "median", ok ? a.med_med : NAN);
-        json_num(j, "max", ok ? a.med_max : NAN);
-        json_num(j, "spread", ok ? a.med_spread : NAN);
-        json_obj_end(j);
-        json_num(j, "p99_ticks", ok ? a.p99 : NAN);
-        json_num(j, "max_ticks", ok ? a.max : NAN);
-        json_num(j, "mean_ticks", ok ? a.mean : NAN);
-        json_num(j, "median_ns", ok ? a.med_med * ns : NAN);
-        json_num(j, "p99_ns", ok ? a.p99 * ns : NAN);
-        json_num(j, "max_ns", ok ? a.max * ns : NAN);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    table t;
+    timing_table(&t, b, row);
+    table_json(j, "timing", &t, NULL, NULL);
+    table_free(&t);
 }
 
 static void json_row(json *j, const limits_bench *b, const lim_row *row)
@@ -461,17 +517,10 @@ static void json_published(json *j)
     json_str(j, "note",
              "figures of other systems (Linux kernel allocators, 2009-2011 machines), for "
              "orientation; not comparable with this machine's figures");
-    json_arr(j, "memmax");
-    for (size_t i = 0; i < SEED_MEMMAX_N; i++) {
-        json_obj(j, NULL);
-        json_str(j, "kernel", seed_memmax[i].system);
-        json_u64(j, "ram_kb", seed_memmax[i].ram_kb);
-        json_str(j, "allocator", seed_memmax[i].allocator);
-        json_u64(j, "last_ok_bytes", seed_memmax[i].last_ok);
-        json_u64(j, "first_fail_bytes", seed_memmax[i].first_fail);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    table t;
+    memmax_table(&t);
+    table_json(j, "memmax", &t, NULL, NULL);
+    table_free(&t);
     json_obj(j, "memtim");
     json_str(j, "system", SEED_TIM_SYSTEM);
     json_str(j, "method", SEED_TIM_METHOD);

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "common/machine.h"
 #include "memcheck/memcheck.h"
 
@@ -207,21 +208,42 @@ void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_resul
 
 /* --- summary ------------------------------------------------------------------ */
 
+/* The arena behind each heap size: heap size, arena and usable bytes in
+ * JSON; the text adds the difference and whether the heap fits. */
+static const table_col arena_cols[] = {
+    {"heap_size", "HEAPSZ", 8, 0, 1024, "k", TABLE_LABEL, NULL, NULL},
+    {"arena", "arena", 10, 0, 0, NULL, 0, NULL, NULL},
+    {"usable", "usable", 10, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_TEXT_ONLY("usable-HEAPSZ", 13),
+    TABLE_TEXT_ONLY("usable < HEAPSZ + 8", 0),
+};
+
+static void arena_table(table *t, const mc_result *r)
+{
+    table_init(t, arena_cols, sizeof arena_cols / sizeof arena_cols[0]);
+    t->indent = "  ";
+    for (size_t i = 0; i < r->narenas; i++) {
+        const mc_arena *a = &r->arenas[i];
+        table_row(t);
+        table_u64(t, a->heap_size);
+        table_u64(t, a->arena);
+        table_u64(t, a->usable);
+        /* Signed: xvmalloc's payloads fall 8 bytes a page short of HEAPSZ. */
+        table_i64(t, (int64_t)a->usable - (int64_t)a->heap_size);
+        table_str(t, a->usable < a->heap_size + 8 ? "yes" : "NO");
+    }
+}
+
 static void print_arenas(const mc_result *r)
 {
     printf("\narena sizing: %s (rtm_min_region(\"%s\") = %zu):\n", mc_sizing_rule(r->algorithm),
            r->algorithm, rtm_min_region(r->algorithm));
     if (r->narenas == 0)
         return;
-    printf("  %8s %10s %10s %13s  %s\n", "HEAPSZ", "arena", "usable", "usable-HEAPSZ",
-           "usable < HEAPSZ + 8");
-    for (size_t i = 0; i < r->narenas; i++) {
-        const mc_arena *a = &r->arenas[i];
-        /* Signed: xvmalloc's payloads fall 8 bytes a page short of HEAPSZ. */
-        printf("  %7zuk %10zu %10zu %13lld  %s\n", a->heap_size / 1024, a->arena, a->usable,
-               (long long)a->usable - (long long)a->heap_size,
-               a->usable < a->heap_size + 8 ? "yes" : "NO");
-    }
+    table t;
+    arena_table(&t, r);
+    table_print(stdout, &t);
+    table_free(&t);
 }
 
 static void overall_line(const char *label, double a, double b, const char *fmt)
@@ -295,33 +317,68 @@ static void print_limits(const mc_phase *pow2, const mc_phase *rnd)
                "measurement (fewer blocks fitting lowers it)\n");
 }
 
-typedef struct target {
-    const char *what;
-    double value, limit;
-} target;
+/* --- the issue's targets: text and JSON from one fill ----------------------- */
 
-static int print_targets(const char *algorithm, const mc_phase *pow2, const mc_phase *rnd)
+static void limit_text(const table_cell *c, char *buf, size_t n)
 {
-    if (strcmp(algorithm, "tlsf") != 0) {
-        printf("\ntargets: the issue sets overhead and fragmentation targets for tlsf only\n");
-        return 1;
-    }
-    mc_overall p = mc_overall_of(pow2), r = mc_overall_of(rnd);
-    const target t[4] = {
-        {"random phase average overhead", r.overhead, TARGET_RANDOM_OVERHEAD},
-        {"random phase average fragmentation", r.frag, TARGET_RANDOM_FRAG},
-        {"power-of-two phase average overhead", p.overhead, TARGET_POW2_OVERHEAD},
-        {"power-of-two phase average fragmentation", p.frag, TARGET_POW2_FRAG},
+    snprintf(buf, n, "<= %5.1f %%", c->kind == TABLE_NUM ? c->v.num : NAN);
+}
+
+static void pass_text(const table_cell *c, char *buf, size_t n)
+{
+    snprintf(buf, n, " %s", c->kind == TABLE_BOOL && c->v.b ? "PASS" : "FAIL");
+}
+
+/* TLSF's four targets (the issue sets none for the other heaps): a row
+ * each; the text has no header line. */
+static const table_col target_cols[] = {
+    TABLE_JSON_ONLY("name"),
+    TABLE_TEXT_ONLY("target", -42),
+    {"value", "value", 9, 2, 0, " %", 0, NULL, NULL},
+    {"limit", "limit", 0, 1, 0, NULL, 0, NULL, limit_text},
+    {"pass", "pass", 0, 0, 0, NULL, 0, NULL, pass_text},
+};
+
+static void target_table(table *t, const mc_result *r)
+{
+    table_init(t, target_cols, sizeof target_cols / sizeof target_cols[0]);
+    t->indent = "  ";
+    if (strcmp(r->algorithm, "tlsf") != 0)
+        return;
+    mc_overall p = mc_overall_of(&r->pow2), q = mc_overall_of(&r->rnd);
+    const struct {
+        const char *name, *what;
+        double value, limit;
+    } tg[4] = {
+        {"random_overhead_pct", "random phase average overhead", q.overhead,
+         TARGET_RANDOM_OVERHEAD},
+        {"random_frag_pct", "random phase average fragmentation", q.frag, TARGET_RANDOM_FRAG},
+        {"pow2_overhead_pct", "power-of-two phase average overhead", p.overhead,
+         TARGET_POW2_OVERHEAD},
+        {"pow2_frag_pct", "power-of-two phase average fragmentation", p.frag, TARGET_POW2_FRAG},
     };
-    int all = 1;
-    printf("\ntargets (the issue):\n");
     for (int i = 0; i < 4; i++) {
-        int pass = t[i].value <= t[i].limit; /* NaN (no rows) fails */
-        all &= pass;
-        printf("  %-42s %7.2f %% <= %5.1f %%  %s\n", t[i].what, t[i].value, t[i].limit,
-               pass ? "PASS" : "FAIL");
+        table_row(t);
+        table_str(t, tg[i].name);
+        table_str(t, tg[i].what);
+        table_num(t, tg[i].value);
+        table_num(t, tg[i].limit);
+        table_bool(t, tg[i].value <= tg[i].limit); /* NaN (no rows) fails */
     }
-    return all;
+}
+
+static void print_targets(const mc_result *r)
+{
+    if (strcmp(r->algorithm, "tlsf") != 0) {
+        printf("\ntargets: the issue sets overhead and fragmentation targets for tlsf only\n");
+        return;
+    }
+    table t;
+    target_table(&t, r);
+    printf("\ntargets (the issue):\n");
+    for (size_t i = 0; i < t.nrows; i++)
+        table_print_row(stdout, &t, i);
+    table_free(&t);
 }
 
 static void print_failures(const mc_params *p, const mc_result *c)
@@ -347,7 +404,7 @@ void mc_print_summary(const mc_params *p, const mc_result *r, const char *setup_
     print_side_by_side(&r->pow2, &r->rnd);
     print_published(r->algorithm, &r->pow2, &r->rnd);
     print_limits(&r->pow2, &r->rnd);
-    print_targets(r->algorithm, &r->pow2, &r->rnd);
+    print_targets(r);
     print_failures(p, r);
     fflush(stdout);
 }
@@ -459,25 +516,10 @@ static void json_published(json *j)
 /* The issue's targets are TLSF's: other heaps get an empty list. */
 static void json_targets(json *j, const mc_result *r)
 {
-    json_arr(j, "targets");
-    if (strcmp(r->algorithm, "tlsf") == 0) {
-        mc_overall p = mc_overall_of(&r->pow2), q = mc_overall_of(&r->rnd);
-        const target t[4] = {
-            {"random_overhead_pct", q.overhead, TARGET_RANDOM_OVERHEAD},
-            {"random_frag_pct", q.frag, TARGET_RANDOM_FRAG},
-            {"pow2_overhead_pct", p.overhead, TARGET_POW2_OVERHEAD},
-            {"pow2_frag_pct", p.frag, TARGET_POW2_FRAG},
-        };
-        for (int i = 0; i < 4; i++) {
-            json_obj(j, NULL);
-            json_str(j, "name", t[i].what);
-            json_num(j, "value", t[i].value);
-            json_num(j, "limit", t[i].limit);
-            json_bool(j, "pass", t[i].value <= t[i].limit);
-            json_obj_end(j);
-        }
-    }
-    json_arr_end(j);
+    table t;
+    target_table(&t, r);
+    table_json(j, "targets", &t, NULL, NULL);
+    table_free(&t);
 }
 
 static void json_params(json *j, const mc_params *p)
@@ -499,15 +541,10 @@ static void json_heap(json *j, const mc_result *r)
     json_str(j, "algorithm", r->algorithm);
     json_u64(j, "min_region", rtm_min_region(r->algorithm));
     json_str(j, "sizing", mc_sizing_rule(r->algorithm));
-    json_arr(j, "arenas");
-    for (size_t i = 0; i < r->narenas; i++) {
-        json_obj(j, NULL);
-        json_u64(j, "heap_size", r->arenas[i].heap_size);
-        json_u64(j, "arena", r->arenas[i].arena);
-        json_u64(j, "usable", r->arenas[i].usable);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    table t;
+    arena_table(&t, r);
+    table_json(j, "arenas", &t, NULL, NULL);
+    table_free(&t);
     json_obj(j, "phases");
     json_overall(j, "pow2", &r->pow2);
     json_overall(j, "random", &r->rnd);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "common/summary.h"
 #include "random/random.h"
 
@@ -170,39 +171,76 @@ static const random_result *first_ok(const alloc_row *row, uint64_t runs)
     return NULL;
 }
 
-static void print_library(const alloc_row *row, uint64_t runs)
+/* The library as the text names it: where it came from, and its version. */
+static void library_text(const alloc_row *row, uint64_t runs, char *buf, size_t n)
 {
     const random_result *any = first_ok(row, runs);
-    if (row->peer == NULL)
-        printf("  (rtmem, linked in)");
-    else if (row->missing)
-        printf("  (no library found)");
-    else if (row->lib[0] != '\0')
-        printf("  %s", row->lib);
-    else if (any != NULL)
-        printf("  %s", any->from);
+    const char *lib = row->peer == NULL ? "(rtmem, linked in)"
+                      : row->missing    ? "(no library found)"
+                      : row->lib[0]     ? row->lib
+                      : any != NULL     ? any->from
+                                        : "";
     if (any != NULL && any->version[0] != '\0')
-        printf(" [%s]", any->version);
+        snprintf(buf, n, "%s [%s]", lib, any->version);
+    else
+        snprintf(buf, n, "%s", lib);
+}
+
+/* --- the throughput table: text and JSON from one fill ------------------- */
+
+#define PAIR(key, head, w)                                                                         \
+    {                                                                                              \
+        key, head, w, 2, 0, NULL, 0, "ns_per_pair", NULL                                           \
+    }
+/* One row per allocator, in the JSON's key order; the per-op latency and
+ * the runs follow in JSON (json_row_extra), the text shows them apart. */
+static const table_col throughput_cols[] = {
+    {"name", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    {"status", "status", -13, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("library"),
+    TABLE_JSON_ONLY("version"),
+    PAIR("min", "min", 9),
+    PAIR("median", "median", 9),
+    PAIR("max", "max", 9),
+    PAIR("spread", "spread", 7),
+    {"clean_runs", "clean", 6, 0, 0, NULL, 0, "ns_per_pair", NULL},
+    {NULL, NULL, 0, 0, 0, NULL, TABLE_OF, NULL, NULL}, /* of the runs */
+    {"refused", "refused", 8, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_TEXT_ONLY("library", 0),
+};
+
+static void throughput_table(table *t, const random_bench *b)
+{
+    table_init(t, throughput_cols, sizeof throughput_cols / sizeof throughput_cols[0]);
+    for (size_t i = 0; i < b->nrows; i++) {
+        const alloc_row *row = &b->rows[i];
+        const random_result *any = first_ok(row, b->o->runs);
+        char lib[PATH_MAX + 128];
+        library_text(row, b->o->runs, lib, sizeof lib);
+        table_row(t);
+        table_str(t, row->name);
+        table_str(t, lab_status_name(row->status));
+        table_str(t, row->peer == NULL ? "rtmem" : row->missing ? NULL : row->lib);
+        table_str(t, any != NULL ? any->version : NULL);
+        table_num(t, row->min);
+        table_num(t, row->median);
+        table_num(t, row->max);
+        table_num(t, row->spread);
+        table_u64(t, row->clean);
+        table_u64(t, b->o->runs);
+        table_u64(t, row->refused);
+        table_str(t, lib);
+    }
 }
 
 static void print_throughput(const random_bench *b)
 {
     printf("\nns per free+alloc pair (throughput pass: loop time / iterations, no per-op "
            "clocks)\n");
-    printf("%-10s %-13s %9s %9s %9s %7s %6s %8s  %s\n", "allocator", "status", "min", "median",
-           "max", "spread", "clean", "refused", "library");
-    for (size_t i = 0; i < b->nrows; i++) {
-        const alloc_row *row = &b->rows[i];
-        printf("%-10s %-13s", row->name, lab_status_name(row->status));
-        if (row->clean > 0)
-            printf(" %9.2f %9.2f %9.2f %7.2f", row->min, row->median, row->max, row->spread);
-        else
-            printf(" %9s %9s %9s %7s", "-", "-", "-", "-");
-        printf(" %3llu/%-2llu %8llu", (unsigned long long)row->clean,
-               (unsigned long long)b->o->runs, (unsigned long long)row->refused);
-        print_library(row, b->o->runs);
-        printf("\n");
-    }
+    table t;
+    throughput_table(&t, b);
+    table_print(stdout, &t);
+    table_free(&t);
 }
 
 static void print_problems(const random_bench *b)
@@ -323,29 +361,17 @@ static void json_run(json *j, const random_result *r, uint64_t round)
     json_obj_end(j);
 }
 
-static void json_row(json *j, const alloc_row *row, uint64_t runs)
+/* What a row holds beyond its table columns: per-op latency, the runs. */
+static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    json_obj(j, NULL);
-    json_str(j, "name", row->name);
-    json_str(j, "status", lab_status_name(row->status));
-    json_str(j, "library", row->peer == NULL ? "rtmem" : row->missing ? NULL : row->lib);
-    const random_result *any = first_ok(row, runs);
-    json_str(j, "version", any != NULL ? any->version : NULL);
-    json_obj(j, "ns_per_pair");
-    json_num(j, "min", row->min);
-    json_num(j, "median", row->median);
-    json_num(j, "max", row->max);
-    json_num(j, "spread", row->spread);
-    json_u64(j, "clean_runs", row->clean);
-    json_obj_end(j);
-    json_u64(j, "refused", row->refused);
+    const random_bench *b = ctx;
+    const alloc_row *row = &b->rows[i];
     json_lat(j, "alloc", row->alloc_med, row->alloc_worst);
     json_lat(j, "free", row->free_med, row->free_worst);
     json_arr(j, "runs");
-    for (uint64_t k = 0; !row->missing && k < runs; k++)
+    for (uint64_t k = 0; !row->missing && k < b->o->runs; k++)
         json_run(j, &row->runs[k], k);
     json_arr_end(j);
-    json_obj_end(j);
 }
 
 static void json_params(json *j, const random_bench *b)
@@ -404,10 +430,10 @@ int random_write_json(const random_bench *b, const char *path)
     json_str(&j, "rt_setup", b->rt_note);
     json_str(&j, "mode", "single");
     json_params(&j, b);
-    json_arr(&j, "allocators");
-    for (size_t i = 0; i < b->nrows; i++)
-        json_row(&j, &b->rows[i], b->o->runs);
-    json_arr_end(&j);
+    table t;
+    throughput_table(&t, b);
+    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)b);
+    table_free(&t);
     json_verdict(&j, b);
-    return json_close(&j);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "threads/threads.h"
 
 /* --- statistics --------------------------------------------------------------- */
@@ -287,27 +288,70 @@ static const tr_result *first_ok(const tr_bench *b, const tr_row *row)
     return NULL;
 }
 
-static void print_allocators(const tr_bench *b)
+static const char *kind_name(enum tr_kind k)
 {
-    printf("\nallocators:\n");
+    return k == TR_KIND_PEER ? "peer" : k == TR_KIND_DROPIN ? "drop-in" : "locked";
+}
+
+/* --- the allocators table: text and JSON from one fill -------------------- */
+
+/* One row per allocator, in the JSON's key order; each benchmark's cells
+ * follow in JSON (json_row_extra), the text shows them in their tables.
+ * The text has no header line: "allocators:" and a row each. */
+static const table_col allocator_cols[] = {
+    {"name", "allocator", -14, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("kind"),
+    {"status", "status", -13, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("library"),
+    TABLE_JSON_ONLY("version"),
+    TABLE_JSON_ONLY("malloc_from"),
+    TABLE_TEXT_ONLY("library", 0),
+};
+
+static void allocator_table(table *t, const tr_bench *b)
+{
+    table_init(t, allocator_cols, sizeof allocator_cols / sizeof allocator_cols[0]);
+    t->indent = "  ";
     for (size_t i = 0; i < b->nrows; i++) {
         const tr_row *row = &b->rows[i];
         const tr_result *any = first_ok(b, row);
-        printf("  %-14s %-13s", row->name, lab_status_name(row->status));
+        char text[PATH_MAX + 160];
+        size_t n = 0;
         if (row->kind == TR_KIND_LOCKED)
-            printf(" rtm heap \"%s\" behind a lock, in the child", row->name + 7);
+            n = (size_t)snprintf(text, sizeof text, "rtm heap \"%s\" behind a lock, in the child",
+                                 row->name + 7);
         else if (row->missing && row->kind == TR_KIND_DROPIN)
-            printf(" (librtmem-malloc.so not found beside this program)");
+            n = (size_t)snprintf(text, sizeof text,
+                                 "(librtmem-malloc.so not found beside this program)");
         else if (row->missing)
-            printf(" (no library found)");
+            n = (size_t)snprintf(text, sizeof text, "(no library found)");
         else if (row->lib[0] != '\0')
-            printf(" LD_PRELOAD=%s", row->lib);
+            n = (size_t)snprintf(text, sizeof text, "LD_PRELOAD=%s", row->lib);
         else if (any != NULL)
-            printf(" %s", any->from);
-        if (any != NULL && any->version[0] != '\0')
-            printf(" [%s]", any->version);
-        printf("\n");
+            n = (size_t)snprintf(text, sizeof text, "%s", any->from);
+        else
+            text[0] = '\0';
+        if (any != NULL && any->version[0] != '\0' && n < sizeof text)
+            snprintf(text + n, sizeof text - n, " [%s]", any->version);
+        table_row(t);
+        table_str(t, row->name);
+        table_str(t, kind_name(row->kind));
+        table_str(t, lab_status_name(row->status));
+        table_str(t, row->lib[0] ? row->lib : NULL);
+        table_str(t, any != NULL && any->version[0] ? any->version : NULL);
+        table_str(t, any != NULL && any->from[0] ? any->from : NULL);
+        table_str(t, text);
     }
+}
+
+static void print_allocators(const tr_bench *b)
+{
+    printf("\nallocators:\n");
+    table t;
+    allocator_table(&t, b);
+    for (size_t i = 0; i < t.nrows; i++)
+        table_print_row(stdout, &t, i);
+    table_free(&t);
 }
 
 static void print_stat(const summary *s, const char *fmt_num, const char *fmt_dash)
@@ -516,21 +560,11 @@ static void json_cell(json *j, const tr_bench *b, const tr_row *row, int bench, 
     json_obj_end(j);
 }
 
-static const char *kind_name(enum tr_kind k)
+/* What a row holds beyond its table columns: each benchmark's cells. */
+static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    return k == TR_KIND_PEER ? "peer" : k == TR_KIND_DROPIN ? "drop-in" : "locked";
-}
-
-static void json_row(json *j, const tr_bench *b, const tr_row *row)
-{
-    json_obj(j, NULL);
-    json_str(j, "name", row->name);
-    json_str(j, "kind", kind_name(row->kind));
-    json_str(j, "status", lab_status_name(row->status));
-    json_str(j, "library", row->lib[0] ? row->lib : NULL);
-    const tr_result *any = first_ok(b, row);
-    json_str(j, "version", any != NULL && any->version[0] ? any->version : NULL);
-    json_str(j, "malloc_from", any != NULL && any->from[0] ? any->from : NULL);
+    const tr_bench *b = ctx;
+    const tr_row *row = &b->rows[i];
     for (int k = 0; k < TR_NBENCH; k++) {
         if (!b->o->bench_on[k])
             continue;
@@ -539,7 +573,6 @@ static void json_row(json *j, const tr_bench *b, const tr_row *row)
             json_cell(j, b, row, k, ci);
         json_arr_end(j);
     }
-    json_obj_end(j);
 }
 
 static void json_params(json *j, const tr_bench *b)
@@ -625,10 +658,10 @@ int tr_write_json(const tr_bench *b, const char *path)
     json_str(&j, "rt_setup", b->rt_note);
     json_params(&j, b);
     json_definitions(&j, b);
-    json_arr(&j, "allocators");
-    for (size_t i = 0; i < b->nrows; i++)
-        json_row(&j, b, &b->rows[i]);
-    json_arr_end(&j);
+    table t;
+    allocator_table(&t, b);
+    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)b);
+    table_free(&t);
     json_verdicts(&j, b);
-    return json_close(&j);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }

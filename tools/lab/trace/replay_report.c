@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "trace/replay_cmd.h"
 #include "trace/trace_cli.h"
 
@@ -73,6 +74,101 @@ static void print_wcet(const replay_bench *b)
     }
 }
 
+/* --- the results table: text and JSON from one fill --------------------- */
+
+static void bytes_text(const table_cell *c, char *buf, size_t n)
+{
+    if (c->kind == TABLE_U64)
+        trace_cli_bytes(c->v.u64, buf, n);
+    else
+        snprintf(buf, n, "-");
+}
+
+#define LATENCY(key, head, w)                                                                      \
+    {                                                                                              \
+        key, head, w, 0, 0, NULL, 0, "latency_ns", NULL                                            \
+    }
+/* One row per allocator, in the JSON's key order; the columns with a header
+ * are the text table. rp_quantile_names are the latency keys. */
+static const table_col results_cols[] = {
+    {"allocator", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("kind"),
+    {"status", "status", -8, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("why"),
+    {"ops", "calls", 10, 0, 0, NULL, 0, NULL, NULL},
+    {"refused", "refused", 8, 0, 0, NULL, 0, NULL, NULL},
+    {"skipped", "skipped", 8, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("timed_calls"),
+    LATENCY("p50", "p50", 8),
+    LATENCY("p90", "p90", 8),
+    LATENCY("p99", "p99", 8),
+    LATENCY("p999", "p99.9", 9),
+    LATENCY("p9999", "p99.99", 9),
+    LATENCY("max", "max", 10),
+    TABLE_JSON_ONLY("alloc_max_ns"),
+    TABLE_JSON_ONLY("free_max_ns"),
+    TABLE_JSON_ONLY("alloc_p99_ns"),
+    TABLE_JSON_ONLY("free_p99_ns"),
+    {"footprint_bytes", "footprint", 11, 0, 0, NULL, 0, NULL, bytes_text},
+    TABLE_JSON_ONLY("footprint_kind"),
+    TABLE_JSON_ONLY("region_bytes"),
+    {"held_over_live_at_peak", "held/live", 10, 2, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("wcet_alloc_instructions"),
+    TABLE_JSON_ONLY("wcet_aligned_instructions"),
+    TABLE_JSON_ONLY("wcet_realloc_instructions"),
+    TABLE_JSON_ONLY("wcet_free_instructions"),
+    TABLE_JSON_ONLY("wcet_why"),
+};
+#define RESULTS_NCOLS (sizeof results_cols / sizeof results_cols[0])
+
+/* Instructions of one kind: its worst, or null when not counted. */
+static void kind_max(table *t, const rw_counts *w, unsigned k)
+{
+    if (w->measured && w->k[k].calls != 0)
+        table_u64(t, w->k[k].max);
+    else
+        table_null(t);
+}
+
+/* Fills t (table_init'ed with results_cols) with a row per allocator; a
+ * row that did not run says why in text. */
+static void results_table(table *t, const replay_bench *b)
+{
+    int with_wcet = b->wcet_calls != 0;
+    table_init(t, results_cols, RESULTS_NCOLS);
+    for (size_t i = 0; i < b->nrows; i++) {
+        const rp_row *r = &b->rows[i];
+        const rw_counts *w = &r->wcet;
+        table_row(t);
+        table_str(t, r->name);
+        table_str(t, r->is_rtm ? "rtm" : "malloc");
+        table_str(t, r->status);
+        table_str(t, r->why[0] ? r->why : NULL);
+        table_u64(t, r->ops);
+        table_u64(t, r->refused);
+        table_u64(t, r->skipped);
+        table_u64(t, r->timed);
+        for (unsigned k = 0; k < RP_NQ; k++)
+            table_num(t, r->q_ns[k]);
+        table_num(t, r->alloc_max_ns);
+        table_num(t, r->free_max_ns);
+        table_num(t, r->alloc_p99_ns);
+        table_num(t, r->free_p99_ns);
+        table_u64(t, r->footprint);
+        table_str(t, r->is_rtm ? "region high-water mark" : "resident set growth");
+        if (r->is_rtm)
+            table_u64(t, r->region);
+        else
+            table_null(t);
+        table_num(t, held_ratio(r));
+        for (unsigned k = RW_ALLOC; k <= RW_FREE; k++)
+            kind_max(t, w, k);
+        table_str(t, w->measured ? NULL : with_wcet ? w->why : "not measured (no --wcet)");
+        if (strcmp(r->status, "ok") != 0)
+            table_note(t, r->why);
+    }
+}
+
 void replay_print(const replay_bench *b)
 {
     char pk[32], reg[32];
@@ -86,21 +182,10 @@ void replay_print(const replay_bench *b)
     printf("rtm heaps on a pre-faulted region of %s; latencies in ns over the calls that "
            "succeeded\n\n",
            trace_cli_bytes(b->o->region, reg, sizeof reg));
-    printf("%-10s %-8s %10s %8s %8s %8s %8s %8s %9s %9s %10s %11s %10s\n", "allocator", "status",
-           "calls", "refused", "skipped", "p50", "p90", "p99", "p99.9", "p99.99", "max",
-           "footprint", "held/live");
-    for (size_t i = 0; i < b->nrows; i++) {
-        const rp_row *r = &b->rows[i];
-        if (strcmp(r->status, "ok") != 0) {
-            printf("%-10s %-8s %s\n", r->name, r->status, r->why);
-            continue;
-        }
-        char fp[32];
-        printf("%-10s %-8s %10llu %8llu %8llu %8.0f %8.0f %8.0f %9.0f %9.0f %10.0f %11s %10.2f\n",
-               r->name, r->status, (unsigned long long)r->ops, (unsigned long long)r->refused,
-               (unsigned long long)r->skipped, r->q_ns[0], r->q_ns[1], r->q_ns[2], r->q_ns[3],
-               r->q_ns[4], r->q_ns[5], trace_cli_bytes(r->footprint, fp, sizeof fp), held_ratio(r));
-    }
+    table t;
+    results_table(&t, b);
+    table_print(stdout, &t);
+    table_free(&t);
     printf("\nfootprint: rtm heaps, the region's high-water mark (highest block end); mallocs,\n"
            "the growth of the resident set (VmHWM). held/live: bytes held at the moment of\n"
            "the most live bytes, over those live bytes (1.00 = no overhead).\n");
@@ -108,23 +193,10 @@ void replay_print(const replay_bench *b)
         print_wcet(b);
 }
 
-/* Instructions of one kind: its worst, or null when not counted. */
-static void json_kind_max(json *j, const char *key, const rw_counts *w, unsigned k)
+/* The --wcet object of a row (null when not measured: the table's
+ * wcet_why says why). */
+static void json_wcet(json *j, const rw_counts *w)
 {
-    if (w->measured && w->k[k].calls != 0)
-        json_u64(j, key, w->k[k].max);
-    else
-        json_null(j, key);
-}
-
-/* The --wcet fields of a row (null when not measured, with the reason). */
-static void json_wcet(json *j, const rw_counts *w, int with_wcet)
-{
-    json_kind_max(j, "wcet_alloc_instructions", w, RW_ALLOC);
-    json_kind_max(j, "wcet_aligned_instructions", w, RW_ALIGNED);
-    json_kind_max(j, "wcet_realloc_instructions", w, RW_REALLOC);
-    json_kind_max(j, "wcet_free_instructions", w, RW_FREE);
-    json_str(j, "wcet_why", w->measured ? NULL : with_wcet ? w->why : "not measured (no --wcet)");
     if (!w->measured) {
         json_null(j, "wcet");
         return;
@@ -153,33 +225,12 @@ static void json_wcet(json *j, const rw_counts *w, int with_wcet)
     json_obj_end(j);
 }
 
-static void json_row(json *j, const rp_row *r, int with_wcet)
+/* What a row holds beyond its table columns: the wcet detail and the
+ * live/held samples. */
+static void json_row_extra(json *j, size_t row, void *ctx)
 {
-    json_obj(j, NULL);
-    json_str(j, "allocator", r->name);
-    json_str(j, "kind", r->is_rtm ? "rtm" : "malloc");
-    json_str(j, "status", r->status);
-    json_str(j, "why", r->why[0] ? r->why : NULL);
-    json_u64(j, "ops", r->ops);
-    json_u64(j, "refused", r->refused);
-    json_u64(j, "skipped", r->skipped);
-    json_u64(j, "timed_calls", r->timed);
-    json_obj(j, "latency_ns");
-    for (unsigned k = 0; k < RP_NQ; k++)
-        json_num(j, rp_quantile_names[k], r->q_ns[k]);
-    json_obj_end(j);
-    json_num(j, "alloc_max_ns", r->alloc_max_ns);
-    json_num(j, "free_max_ns", r->free_max_ns);
-    json_num(j, "alloc_p99_ns", r->alloc_p99_ns);
-    json_num(j, "free_p99_ns", r->free_p99_ns);
-    json_u64(j, "footprint_bytes", r->footprint);
-    json_str(j, "footprint_kind", r->is_rtm ? "region high-water mark" : "resident set growth");
-    if (r->is_rtm)
-        json_u64(j, "region_bytes", r->region);
-    else
-        json_null(j, "region_bytes");
-    json_num(j, "held_over_live_at_peak", held_ratio(r));
-    json_wcet(j, &r->wcet, with_wcet);
+    const rp_row *r = &((const replay_bench *)ctx)->rows[row];
+    json_wcet(j, &r->wcet);
     json_arr(j, "samples");
     for (size_t i = 0; i < r->nsamples; i++) {
         json_arr_inline(j, NULL);
@@ -189,7 +240,6 @@ static void json_row(json *j, const rp_row *r, int with_wcet)
         json_arr_end(j);
     }
     json_arr_end(j);
-    json_obj_end(j);
 }
 
 int replay_write_json(const replay_bench *b, const char *path)
@@ -220,9 +270,9 @@ int replay_write_json(const replay_bench *b, const char *path)
     json_u64(&j, "peak_live_bytes", b->st.peak_live_bytes);
     json_u64(&j, "peak_live_blocks", b->st.peak_live_blocks);
     json_obj_end(&j);
-    json_arr(&j, "results");
-    for (size_t i = 0; i < b->nrows; i++)
-        json_row(&j, &b->rows[i], b->wcet_calls != 0);
-    json_arr_end(&j);
-    return json_close(&j);
+    table t;
+    results_table(&t, b);
+    int bad = table_json(&j, "results", &t, json_row_extra, (void *)b);
+    table_free(&t);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }

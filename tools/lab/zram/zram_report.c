@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "common/summary.h"
 #include "zram/zram.h"
 
@@ -132,24 +133,65 @@ static const zram_run *first_ran(const zram_row *row, uint64_t runs)
     return NULL;
 }
 
-static void print_allocators(const zram_bench *s)
+static const char *held_measure(enum zram_kind k)
 {
-    printf("\n%-10s %-13s %-13s %7s  %s\n", "allocator", "kind", "status", "marked", "library");
+    static const char *const m[] = {"pages holding live blocks", "zsmalloc pages_used",
+                                    "VmRSS growth"};
+    return m[k];
+}
+
+/* --- the allocators table: text and JSON from one fill -------------------- */
+
+/* One row per allocator, in the JSON's key order; the points, bands and
+ * runs follow in JSON (json_row_extra), the text shows the bands apart. */
+static const table_col allocator_cols[] = {
+    {"name", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    {"kind", "kind", -13, 0, 0, NULL, 0, NULL, NULL},
+    {"status", "status", -13, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("library"),
+    TABLE_JSON_ONLY("version"),
+    TABLE_JSON_ONLY("held_measure"),
+    {"marked_points", "marked", 7, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("check_failures"),
+    TABLE_TEXT_ONLY(" library", 0),
+};
+
+static void allocator_table(table *t, const zram_bench *s)
+{
+    table_init(t, allocator_cols, sizeof allocator_cols / sizeof allocator_cols[0]);
     for (size_t i = 0; i < s->nrows; i++) {
         const zram_row *row = &s->rows[i];
         const zram_run *any = first_ran(row, s->o->runs);
-        printf("%-10s %-13s %-13s %7zu  ", row->name, zram_kind_name(row->kind),
-               lab_status_name(row->status), row->marked);
-        if (row->kind != ZK_MALLOC)
-            printf("(rtmem, linked in)");
-        else if (row->missing)
-            printf("(no library found)");
-        else
-            printf("%s", row->lib[0] ? row->lib : any != NULL ? any->from : "");
+        const char *lib = row->kind != ZK_MALLOC ? "(rtmem, linked in)"
+                          : row->missing         ? "(no library found)"
+                          : row->lib[0]          ? row->lib
+                          : any != NULL          ? any->from
+                                                 : "";
+        char text[PATH_MAX + 128];
         if (any != NULL && any->version[0] != '\0')
-            printf(" [%s]", any->version);
-        printf("\n");
+            snprintf(text, sizeof text, " %s [%s]", lib, any->version);
+        else
+            snprintf(text, sizeof text, " %s", lib);
+        table_row(t);
+        table_str(t, row->name);
+        table_str(t, zram_kind_name(row->kind));
+        table_str(t, lab_status_name(row->status));
+        table_str(t, row->kind != ZK_MALLOC ? "rtmem" : row->missing ? NULL : row->lib);
+        table_str(t, any != NULL ? any->version : NULL);
+        table_str(t, held_measure(row->kind));
+        table_u64(t, row->marked);
+        table_u64(t, row->bad);
+        table_str(t, text);
     }
+}
+
+static void print_allocators(const zram_bench *s)
+{
+    table t;
+    allocator_table(&t, s);
+    printf("\n");
+    table_print(stdout, &t);
+    table_free(&t);
     printf("(marked: points with a refused allocation in some round)\n");
 }
 
@@ -410,25 +452,12 @@ static void json_runs(json *j, const zram_bench *s, const zram_row *row)
     json_arr_end(j);
 }
 
-static const char *held_measure(enum zram_kind k)
+/* What a row holds beyond its table columns: every point, the bands, the
+ * runs. */
+static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    static const char *const m[] = {"pages holding live blocks", "zsmalloc pages_used",
-                                    "VmRSS growth"};
-    return m[k];
-}
-
-static void json_row(json *j, const zram_bench *s, const zram_row *row)
-{
-    const zram_run *any = first_ran(row, s->o->runs);
-    json_obj(j, NULL);
-    json_str(j, "name", row->name);
-    json_str(j, "kind", zram_kind_name(row->kind));
-    json_str(j, "status", lab_status_name(row->status));
-    json_str(j, "library", row->kind != ZK_MALLOC ? "rtmem" : row->missing ? NULL : row->lib);
-    json_str(j, "version", any != NULL ? any->version : NULL);
-    json_str(j, "held_measure", held_measure(row->kind));
-    json_u64(j, "marked_points", row->marked);
-    json_u64(j, "check_failures", row->bad);
+    const zram_bench *s = ctx;
+    const zram_row *row = &s->rows[i];
     if (row->missing) {
         json_null(j, "points");
     } else {
@@ -438,7 +467,6 @@ static void json_row(json *j, const zram_bench *s, const zram_row *row)
     }
     json_bands(j, s, row);
     json_runs(j, s, row);
-    json_obj_end(j);
 }
 
 int zram_write_json(const zram_bench *s, const char *path)
@@ -454,9 +482,9 @@ int zram_write_json(const zram_bench *s, const char *path)
     json_params(&j, s);
     json_dist(&j);
     json_windows(&j, s);
-    json_arr(&j, "allocators");
-    for (size_t i = 0; i < s->nrows; i++)
-        json_row(&j, s, &s->rows[i]);
-    json_arr_end(&j);
-    return json_close(&j);
+    table t;
+    allocator_table(&t, s);
+    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)s);
+    table_free(&t);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }
