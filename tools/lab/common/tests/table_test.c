@@ -17,16 +17,7 @@
 
 #include "common/json.h"
 #include "common/table.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                                \
-    do {                                                                                           \
-        if (!(cond)) {                                                                             \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond);               \
-            failures++;                                                                            \
-        }                                                                                          \
-    } while (0)
+#include "common/tests/check.h"
 
 /* The whole of f, from its start, in buf (NUL-terminated). */
 static const char *contents(FILE *f, char *buf, size_t n)
