@@ -272,30 +272,85 @@ static void print_side_by_side(const mc_phase *pow2, const mc_phase *rnd)
     overall_line("ideal heap, same runs: fragmentation (%)", p.ideal_frag, r.ideal_frag, "%.2f");
 }
 
+/* --- the published figures: text and JSON from one fill -------------------- */
+
+/* Xenomai's figures, a row each (JSON "published"); the text shows a
+ * phase's rows under this run's own figures for it (here_cols: the same
+ * columns, averages to two digits). */
+static const table_col published_cols[] = {
+    TABLE_JSON_ONLY("heap"),
+    TABLE_TEXT_ONLY("heap", -22),
+    {"phase", "phase", -7, 0, 0, NULL, 0, NULL, NULL},
+    {"worst_alloc_us", "worst A/F us", 14, 1, 0, NULL, 0, NULL, NULL},
+    {"worst_free_us", NULL, 0, 1, 0, NULL, TABLE_JOIN, NULL, NULL},
+    {"avg_alloc_us", "avg A/F us", 14, 1, 0, NULL, 0, NULL, NULL},
+    {"avg_free_us", NULL, 0, 1, 0, NULL, TABLE_JOIN, NULL, NULL},
+    {"overhead_pct", "OVRH%", 7, 1, 0, NULL, 0, NULL, NULL},
+    {"frag_pct", "FRAG%", 7, 1, 0, NULL, 0, NULL, NULL},
+};
+#define PUBLISHED_NCOLS (sizeof published_cols / sizeof published_cols[0])
+
+static void published_row(table *t, const char *heap, const char *who, const char *phase,
+                          const mc_overall *o)
+{
+    char name[48];
+    snprintf(name, sizeof name, "%s %s", who, heap);
+    table_row(t);
+    table_str(t, heap);
+    table_str(t, name);
+    table_str(t, phase);
+    table_num(t, o->worst_alloc);
+    table_num(t, o->worst_free);
+    table_num(t, o->avg_alloc);
+    table_num(t, o->avg_free);
+    table_num(t, o->overhead);
+    table_num(t, o->frag);
+}
+
+/* Row i is xenomai[i]. */
+static void published_table(table *t)
+{
+    table_init(t, published_cols, PUBLISHED_NCOLS);
+    t->indent = "  ";
+    for (size_t i = 0; i < sizeof xenomai / sizeof xenomai[0]; i++) {
+        const published *x = &xenomai[i];
+        mc_overall o = {0};
+        o.worst_alloc = x->worst_a;
+        o.worst_free = x->worst_f;
+        o.avg_alloc = x->avg_a;
+        o.avg_free = x->avg_f;
+        o.overhead = x->overhead;
+        o.frag = x->frag;
+        published_row(t, x->heap, "xenomai", x->phase, &o);
+    }
+}
+
 static void print_published(const char *algorithm, const mc_phase *pow2, const mc_phase *rnd)
 {
     printf("\nbeside the published figures (Xenomai 3.2.4's memcheck on a Rockchip RK3562; every "
            "time includes that platform's clock reads, ours include ours):\n");
-    printf("  %-22s %-7s %14s %14s %7s %7s\n", "heap", "phase", "worst A/F us", "avg A/F us",
-           "OVRH%", "FRAG%");
-    for (int k = 0; k < 2; k++) {
-        const char *phase = k == 0 ? "pow2" : "random";
-        mc_overall o = mc_overall_of(k == 0 ? pow2 : rnd);
-        char name[40], w[32], a[32];
-        snprintf(name, sizeof name, "rtmem %s (here)", algorithm);
-        snprintf(w, sizeof w, "%.1f / %.1f", o.worst_alloc, o.worst_free);
-        snprintf(a, sizeof a, "%.2f / %.2f", o.avg_alloc, o.avg_free);
-        printf("  %-22s %-7s %14s %14s %7.1f %7.1f\n", name, phase, w, a, o.overhead, o.frag);
-        for (size_t i = 0; i < sizeof xenomai / sizeof xenomai[0]; i++) {
-            const published *x = &xenomai[i];
-            if (strcmp(x->phase, phase) != 0)
-                continue;
-            snprintf(name, sizeof name, "xenomai %s", x->heap);
-            snprintf(w, sizeof w, "%.1f / %.1f", x->worst_a, x->worst_f);
-            snprintf(a, sizeof a, "%.1f / %.1f", x->avg_a, x->avg_f);
-            printf("  %-22s %-7s %14s %14s %7.1f %7.1f\n", name, phase, w, a, x->overhead, x->frag);
-        }
+    table_col here_cols[PUBLISHED_NCOLS];
+    memcpy(here_cols, published_cols, sizeof here_cols);
+    here_cols[5].prec = here_cols[6].prec = 2;
+    table pub, here;
+    published_table(&pub);
+    table_init(&here, here_cols, PUBLISHED_NCOLS);
+    here.indent = "  ";
+    char heap[40];
+    snprintf(heap, sizeof heap, "%s (here)", algorithm);
+    mc_overall o = mc_overall_of(pow2);
+    published_row(&here, heap, "rtmem", "pow2", &o);
+    o = mc_overall_of(rnd);
+    published_row(&here, heap, "rtmem", "random", &o);
+    table_print_header(stdout, &pub);
+    for (size_t k = 0; k < here.nrows; k++) {
+        table_print_row(stdout, &here, k);
+        for (size_t i = 0; i < pub.nrows; i++)
+            if (strcmp(xenomai[i].phase, k == 0 ? "pow2" : "random") == 0)
+                table_print_row(stdout, &pub, i);
     }
+    table_free(&here);
+    table_free(&pub);
 }
 
 static void print_limits(const mc_phase *pow2, const mc_phase *rnd)
@@ -491,21 +546,10 @@ static void json_overall(json *j, const char *key, const mc_phase *ph)
 
 static void json_published(json *j)
 {
-    json_arr(j, "published");
-    for (size_t i = 0; i < sizeof xenomai / sizeof xenomai[0]; i++) {
-        const published *x = &xenomai[i];
-        json_obj(j, NULL);
-        json_str(j, "heap", x->heap);
-        json_str(j, "phase", x->phase);
-        json_num(j, "worst_alloc_us", x->worst_a);
-        json_num(j, "worst_free_us", x->worst_f);
-        json_num(j, "avg_alloc_us", x->avg_a);
-        json_num(j, "avg_free_us", x->avg_f);
-        json_num(j, "overhead_pct", x->overhead);
-        json_num(j, "frag_pct", x->frag);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    table t;
+    published_table(&t);
+    table_json(j, "published", &t, NULL, NULL);
+    table_free(&t);
     json_obj(j, "limits");
     json_num(j, "random_overhead_pct", LIMIT_RANDOM_OVERHEAD);
     json_num(j, "random_frag_pct", LIMIT_RANDOM_FRAG);
