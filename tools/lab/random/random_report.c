@@ -269,12 +269,48 @@ static void print_problems(const random_bench *b)
     }
 }
 
-static void print_lat_row(const char *name, const char *op, const double *med, double worst)
+/* Per-op latency: two rows per allocator (alloc, free), each column the
+ * median over clean runs of that run's value. JSON: a row's members in the
+ * allocator's (or a run's) "alloc" and "free" objects (lat_json); the
+ * headers are random_child.c's lat_names. */
+static const table_col lat_cols[] = {
+    {NULL, "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_TEXT_ONLY("op", -5),
+    {"p50", "p50", 8, 1, 0, NULL, 0, NULL, NULL},
+    {"p99", "p99", 8, 1, 0, NULL, 0, NULL, NULL},
+    {"p999", "p99.9", 8, 1, 0, NULL, 0, NULL, NULL},
+    {"p9999", "p99.99", 8, 1, 0, NULL, 0, NULL, NULL},
+    {"max", "max", 8, 1, 0, NULL, 0, NULL, NULL},
+    {"mean", "mean", 8, 1, 0, NULL, 0, NULL, NULL},
+    {"worst_max", "worst max", 10, 1, 0, NULL, TABLE_OPTIONAL, NULL, NULL},
+};
+
+/* The alloc row then the free row of one allocator or run (worst: NAN in a
+ * run, which has no worst over runs); note, when not NULL, the alloc row's. */
+static void lat_rows(table *t, const char *name, const double *alloc, double alloc_worst,
+                     const double *free_, double free_worst, const char *note)
 {
-    printf("%-10s %-5s", name, op);
-    for (int s = 0; s < LAT_COUNT; s++)
-        printf(" %8.1f", med[s]);
-    printf(" %10.1f\n", worst);
+    for (int op = 0; op < 2; op++) {
+        table_row(t);
+        table_str(t, op == 0 ? name : "");
+        table_str(t, op == 0 ? "alloc" : "free");
+        for (int s = 0; s < LAT_COUNT; s++)
+            table_num(t, op == 0 ? alloc[s] : free_[s]);
+        table_num(t, op == 0 ? alloc_worst : free_worst);
+        if (op == 0 && note != NULL)
+            table_note(t, note);
+    }
+}
+
+/* Rows 2i, 2i+1: allocator i; one without clean runs shows its status. */
+static void latency_table(table *t, const random_bench *b)
+{
+    table_init(t, lat_cols, sizeof lat_cols / sizeof lat_cols[0]);
+    for (size_t i = 0; i < b->nrows; i++) {
+        const alloc_row *row = &b->rows[i];
+        lat_rows(t, row->name, row->alloc_med, row->alloc_worst, row->free_med, row->free_worst,
+                 row->clean == 0 ? lab_status_name(row->status) : NULL);
+    }
 }
 
 static void print_latency(const random_bench *b)
@@ -282,19 +318,15 @@ static void print_latency(const random_bench *b)
     printf("\nper-op latency in ns (latency pass: clock read around each call, clock cost "
            "subtracted;\neach column is the median over clean runs of that run's value; "
            "worst max is the largest over clean runs)\n");
-    printf("%-10s %-5s", "allocator", "op");
-    for (int s = 0; s < LAT_COUNT; s++)
-        printf(" %8s", lat_names[s]);
-    printf(" %10s\n", "worst max");
+    table t;
+    latency_table(&t, b);
+    table_print_header(stdout, &t);
     for (size_t i = 0; i < b->nrows; i++) {
-        const alloc_row *row = &b->rows[i];
-        if (row->clean == 0) {
-            printf("%-10s %s\n", row->name, lab_status_name(row->status));
-            continue;
-        }
-        print_lat_row(row->name, "alloc", row->alloc_med, row->alloc_worst);
-        print_lat_row("", "free", row->free_med, row->free_worst);
+        table_print_row(stdout, &t, 2 * i);
+        if (b->rows[i].clean > 0)
+            table_print_row(stdout, &t, 2 * i + 1);
     }
+    table_free(&t);
 }
 
 static void print_ratio_line(const random_bench *b, const char *peer_name)
@@ -334,14 +366,14 @@ void random_print(const random_bench *b)
 
 /* --- JSON ------------------------------------------------------------------ */
 
-static void json_lat(json *j, const char *key, const double *v, double worst)
+/* "alloc": {...}, "free": {...} from rows row0 and row0 + 1 of lat. */
+static void lat_json(json *j, const table *lat, size_t row0)
 {
-    static const char *const keys[LAT_COUNT] = {"p50", "p99", "p999", "p9999", "max", "mean"};
-    json_obj(j, key);
-    for (int s = 0; s < LAT_COUNT; s++)
-        json_num(j, keys[s], v[s]);
-    if (!isnan(worst))
-        json_num(j, "worst_max", worst);
+    json_obj(j, "alloc");
+    table_json_cells(j, lat, row0);
+    json_obj_end(j);
+    json_obj(j, "free");
+    table_json_cells(j, lat, row0 + 1);
     json_obj_end(j);
 }
 
@@ -356,18 +388,27 @@ static void json_run(json *j, const random_result *r, uint64_t round)
     json_u64(j, "refused", r->refused);
     json_str(j, "why", r->why);
     json_str(j, "malloc_from", r->from);
-    json_lat(j, "alloc", r->alloc_ns, NAN);
-    json_lat(j, "free", r->free_ns, NAN);
+    table lat;
+    table_init(&lat, lat_cols, sizeof lat_cols / sizeof lat_cols[0]);
+    lat_rows(&lat, "", r->alloc_ns, NAN, r->free_ns, NAN, NULL);
+    lat_json(j, &lat, 0);
+    table_free(&lat);
     json_obj_end(j);
 }
 
-/* What a row holds beyond its table columns: per-op latency, the runs. */
+/* What a row holds beyond its throughput columns: its per-op latency rows,
+ * the runs. */
+typedef struct row_extra {
+    const random_bench *b;
+    table lat; /* latency_table() */
+} row_extra;
+
 static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    const random_bench *b = ctx;
+    const row_extra *x = ctx;
+    const random_bench *b = x->b;
     const alloc_row *row = &b->rows[i];
-    json_lat(j, "alloc", row->alloc_med, row->alloc_worst);
-    json_lat(j, "free", row->free_med, row->free_worst);
+    lat_json(j, &x->lat, 2 * i);
     json_arr(j, "runs");
     for (uint64_t k = 0; !row->missing && k < b->o->runs; k++)
         json_run(j, &row->runs[k], k);
@@ -431,8 +472,11 @@ int random_write_json(const random_bench *b, const char *path)
     json_str(&j, "mode", "single");
     json_params(&j, b);
     table t;
+    row_extra x = {.b = b};
     throughput_table(&t, b);
-    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)b);
+    latency_table(&x.lat, b);
+    int bad = table_json(&j, "allocators", &t, json_row_extra, &x);
+    table_free(&x.lat);
     table_free(&t);
     json_verdict(&j, b);
     return json_close(&j) != 0 || bad ? -1 : 0;
