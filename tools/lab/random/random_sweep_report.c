@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "common/json.h"
+#include "common/table.h"
 #include "random/random_sweep.h"
 
 /* --- statistics ------------------------------------------------------------ */
@@ -137,25 +138,66 @@ static void print_header(const sweep_bench *s)
     printf("wall time %.1f s\n", s->seconds);
 }
 
-static void print_allocators(const sweep_bench *s)
+/* --- the allocators: text and JSON from one fill ------------------------- */
+
+/* A row per allocator in the JSON's key order; the curves and the runs
+ * follow in JSON (json_row_extra), the text shows the curves apart. */
+static const table_col allocator_cols[] = {
+    {"name", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("kind"),
+    {"status", "status", -13, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("library"),
+    TABLE_JSON_ONLY("version"),
+    TABLE_TEXT_ONLY("rounds", 7),
+    {NULL, NULL, 0, 0, 0, NULL, TABLE_OF, NULL, NULL}, /* of the runs */
+    {"marked_windows", "marked", 7, 0, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("heap_check_failures"),
+    TABLE_JSON_ONLY("refused"),
+    TABLE_TEXT_ONLY(" library", 0),
+};
+
+static void allocator_table(table *t, const sweep_bench *s)
 {
     uint64_t runs = s->b.o->runs;
-    printf("\n%-10s %-13s %7s %7s  %s\n", "allocator", "status", "rounds", "marked", "library");
+    table_init(t, allocator_cols, sizeof allocator_cols / sizeof allocator_cols[0]);
     for (size_t i = 0; i < s->nrows; i++) {
         const sweep_row *row = &s->rows[i];
         const sweep_run *any = first_ran(row, runs);
-        printf("%-10s %-13s %3llu/%-3llu %7zu  ", row->id.name, lab_status_name(row->status),
-               (unsigned long long)rounds_ended(row, runs), (unsigned long long)runs, row->marked);
-        if (row->id.peer == NULL)
-            printf("(rtmem, linked in)");
-        else if (row->id.missing)
-            printf("(no library found)");
-        else
-            printf("%s", row->id.lib[0] ? row->id.lib : any != NULL ? any->from : "");
-        if (any != NULL && any->version[0] != '\0')
-            printf(" [%s]", any->version);
-        printf("\n");
+        uint64_t refused = 0;
+        for (size_t w = 0; w < s->nwin; w++)
+            refused += row->cells[w].refused;
+        /* The text's library: a space more before it, as before. */
+        char lib[PATH_MAX + 128];
+        int n = snprintf(lib, sizeof lib, " %s",
+                         row->id.peer == NULL ? "(rtmem, linked in)"
+                         : row->id.missing    ? "(no library found)"
+                         : row->id.lib[0]     ? row->id.lib
+                         : any != NULL        ? any->from
+                                              : "");
+        if (any != NULL && any->version[0] != '\0' && n > 0 && (size_t)n < sizeof lib)
+            snprintf(lib + n, sizeof lib - (size_t)n, " [%s]", any->version);
+        table_row(t);
+        table_str(t, row->id.name);
+        table_str(t, row->id.peer == NULL ? "rtm heap" : "malloc peer");
+        table_str(t, lab_status_name(row->status));
+        table_str(t, row->id.peer == NULL ? "rtmem" : row->id.missing ? NULL : row->id.lib);
+        table_str(t, any != NULL ? any->version : NULL);
+        table_u64(t, rounds_ended(row, runs));
+        table_u64(t, runs);
+        table_u64(t, row->marked);
+        table_u64(t, row->heap_bad);
+        table_u64(t, refused);
+        table_str(t, lib);
     }
+}
+
+static void print_allocators(const sweep_bench *s)
+{
+    printf("\n");
+    table t;
+    allocator_table(&t, s);
+    table_print(stdout, &t);
+    table_free(&t);
     printf("(rounds: finished every window and measured the named allocator; marked: windows "
            "with a refused allocation)\n");
 }
@@ -443,21 +485,11 @@ static void json_runs(json *j, const sweep_bench *s, const sweep_row *row)
     json_arr_end(j);
 }
 
-static void json_row(json *j, const sweep_bench *s, const sweep_row *row)
+/* What a row holds beyond its table columns: the curves, the runs. */
+static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    const sweep_run *any = first_ran(row, s->b.o->runs);
-    json_obj(j, NULL);
-    json_str(j, "name", row->id.name);
-    json_str(j, "kind", row->id.peer == NULL ? "rtm heap" : "malloc peer");
-    json_str(j, "status", lab_status_name(row->status));
-    json_str(j, "library", row->id.peer == NULL ? "rtmem" : row->id.missing ? NULL : row->id.lib);
-    json_str(j, "version", any != NULL ? any->version : NULL);
-    json_u64(j, "marked_windows", row->marked);
-    json_u64(j, "heap_check_failures", row->heap_bad);
-    uint64_t refused = 0;
-    for (size_t w = 0; w < s->nwin; w++)
-        refused += row->cells[w].refused;
-    json_u64(j, "refused", refused);
+    const sweep_bench *s = ctx;
+    const sweep_row *row = &s->rows[i];
     json_curve_stats(j, "median_curve", s, &row->med);
     json_curve_stats(j, "min_curve", s, &row->min);
     if (row->id.missing) {
@@ -475,7 +507,6 @@ static void json_row(json *j, const sweep_bench *s, const sweep_row *row)
         json_obj_end(j);
     }
     json_runs(j, s, row);
-    json_obj_end(j);
 }
 
 int sweep_write_json(const sweep_bench *s, const char *path)
@@ -491,9 +522,9 @@ int sweep_write_json(const sweep_bench *s, const char *path)
     json_str(&j, "mode", "sweep");
     json_params(&j, s);
     json_windows(&j, s);
-    json_arr(&j, "allocators");
-    for (size_t i = 0; i < s->nrows; i++)
-        json_row(&j, s, &s->rows[i]);
-    json_arr_end(&j);
-    return json_close(&j);
+    table t;
+    allocator_table(&t, s);
+    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)s);
+    table_free(&t);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }
