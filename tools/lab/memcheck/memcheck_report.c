@@ -307,6 +307,19 @@ static void published_row(table *t, const char *heap, const char *who, const cha
     table_num(t, o->frag);
 }
 
+/* A published row as overall figures (the rest zero). */
+static mc_overall xenomai_overall(const published *x)
+{
+    mc_overall o = {0};
+    o.worst_alloc = x->worst_a;
+    o.worst_free = x->worst_f;
+    o.avg_alloc = x->avg_a;
+    o.avg_free = x->avg_f;
+    o.overhead = x->overhead;
+    o.frag = x->frag;
+    return o;
+}
+
 /* Row i is xenomai[i]. */
 static void published_table(table *t)
 {
@@ -314,13 +327,7 @@ static void published_table(table *t)
     t->indent = "  ";
     for (size_t i = 0; i < sizeof xenomai / sizeof xenomai[0]; i++) {
         const published *x = &xenomai[i];
-        mc_overall o = {0};
-        o.worst_alloc = x->worst_a;
-        o.worst_free = x->worst_f;
-        o.avg_alloc = x->avg_a;
-        o.avg_free = x->avg_f;
-        o.overhead = x->overhead;
-        o.frag = x->frag;
+        mc_overall o = xenomai_overall(x);
         published_row(t, x->heap, "xenomai", x->phase, &o);
     }
 }
@@ -491,13 +498,7 @@ void mc_print_all(const mc_result *res, size_t n)
             const published *x = &xenomai[i];
             if (strcmp(x->phase, phase) != 0)
                 continue;
-            mc_overall o = {0};
-            o.worst_alloc = x->worst_a;
-            o.worst_free = x->worst_f;
-            o.avg_alloc = x->avg_a;
-            o.avg_free = x->avg_f;
-            o.overhead = x->overhead;
-            o.frag = x->frag;
+            mc_overall o = xenomai_overall(x);
             char name[40];
             snprintf(name, sizeof name, "xenomai %s (RK3562)", x->heap);
             all_row(name, phase, &o, 0);
