@@ -28,6 +28,9 @@ add_test(NAME malloc_api COMMAND test_malloc_api)
 # no foreign block reused: cache-scratch).
 rtmem_malloc_test(test_malloc_large test_malloc_large.c rtmem_malloc_api)
 add_test(NAME malloc_large COMMAND test_malloc_large)
+# realloc of a huge block by mremap, apart: qemu-user for 32-bit guests
+# cannot run it (scripts/test-cross.sh, NOQEMU_32)
+add_test(NAME malloc_large_huge_realloc COMMAND test_malloc_large huge-realloc)
 rtmem_malloc_test(test_malloc_lines test_malloc_lines.c rtmem_malloc_api)
 add_test(NAME malloc_lines COMMAND test_malloc_lines)
 set_tests_properties(malloc_lines PROPERTIES LABELS threads)
