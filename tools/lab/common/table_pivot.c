@@ -158,3 +158,26 @@ int table_pivot_json_column(json *j, const char *key, const table *t, const tabl
     json_arr_end(j);
     return 0;
 }
+
+void table_pivot_json_keys(json *j, const char *key, const table *t)
+{
+    json_arr_inline(j, key);
+    for (size_t k = 0; k < t->ncols; k++)
+        if (t->cols[k].key != NULL)
+            json_str(j, NULL, t->cols[k].key);
+    json_arr_end(j);
+}
+
+int table_pivot_json_row(json *j, const char *key, const table *t, size_t row)
+{
+    if (!table_ok(t) || row >= t->nrows) {
+        json_null(j, key);
+        return -1;
+    }
+    json_arr_inline(j, key);
+    for (size_t k = 0; k < t->ncols; k++)
+        if (t->cols[k].key != NULL)
+            cell_json(j, table_at(t, row, k));
+    json_arr_end(j);
+    return 0;
+}

@@ -32,6 +32,10 @@
  * table_pivot_json_column() is the same view in JSON: one head's cells of
  * a column as one array, for the JSON that is itself column-wise (a curve
  * as parallel arrays per allocator, which a plot reads at once).
+ * table_pivot_json_row() writes a row as an array instead of an object,
+ * its keys listed once by table_pivot_json_keys(), for JSON with
+ * positional rows (memcheck's tens of thousands of runs: "row_fields" and
+ * "rows"); groups and TABLE_OPTIONAL do not apply there.
  *
  * Lines are indent, the label padded to label_width, then for each head
  * a blank and the cell right-aligned to the head's width: the larger of
@@ -90,5 +94,13 @@ int table_pivot_print_line(FILE *f, const table *t, const table_pivot *p, const 
  * order] on one line. 0, or -1 (then key: null) when the table is bad. */
 int table_pivot_json_column(json *j, const char *key, const table *t, const table_pivot *p,
                             size_t head, size_t col);
+
+/* JSON: key: [the keys of the columns that have one, in column order] on
+ * one line: what each position of table_pivot_json_row()'s arrays holds. */
+void table_pivot_json_keys(json *j, const char *key, const table *t);
+/* JSON: key: [the cells of row `row` in the columns that have a key] on
+ * one line. 0, or -1 (then key: null) when the table is bad or has no
+ * such row. */
+int table_pivot_json_row(json *j, const char *key, const table *t, size_t row);
 
 #endif /* RTM_LAB_TABLE_PIVOT_H */

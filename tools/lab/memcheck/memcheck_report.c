@@ -69,22 +69,58 @@ static void flags_text(const mc_row *r, char *out, size_t n)
         out[--len] = '\0';
 }
 
-static void print_row(const mc_row *r)
+/* --- a phase's rows: text and JSON from one fill --------------------------- */
+
+/* BLOCKSZ as Xenomai prints it: in k from 1024 on, a blank in its place
+ * below, so the numbers align. */
+static void block_text(const table_cell *c, char *buf, size_t n)
 {
-    int kb = r->block_size >= 1024;
-    char flags[32];
-    flags_text(r, flags, sizeof flags);
-    printf("%7zuk  %7zu%s  %7zu  %5.1f  %5.1f  %5.1f  %5.1f  %6.1f  %5.1f   %s\n",
-           r->heap_size / 1024, kb ? r->block_size / 1024 : r->block_size, kb ? "k" : " ",
-           r->nrblocks, avg_us(r->alloc_sum, r->nrblocks), avg_us(r->free_sum, r->nrblocks),
-           us(r->alloc_max), us(r->free_max), r->overhead, r->frag, flags);
+    uint64_t b = c->kind == TABLE_U64 ? c->v.u64 : 0;
+    snprintf(buf, n, "%llu%s", (unsigned long long)(b >= 1024 ? b / 1024 : b),
+             b >= 1024 ? "k" : " ");
 }
 
-static void print_row_header(const char *key)
+/* A row per run, in the order made. JSON: each row an array of the keyed
+ * columns ("rows"), their keys listed once ("row_fields", read by position
+ * by the report); text: Xenomai's columns, the averages derived. */
+static const table_col row_cols[] = {
+    {"heap_size", "HEAPSZ", 8, 0, 1024, "k", 0, NULL, NULL},
+    {"block_size", "BLOCKSZ", 9, 0, 0, NULL, 0, NULL, block_text},
+    {"nrblocks", "NRBLKS", 8, 0, 0, NULL, 0, NULL, NULL},
+    {NULL, "AVG-A", 6, 1, 0, NULL, 0, NULL, NULL},
+    {NULL, "AVG-F", 6, 1, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("alloc_sum_ns"),
+    {"alloc_max_ns", "MAX-A", 6, 1, 1000, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("free_sum_ns"),
+    {"free_max_ns", "MAX-F", 6, 1, 1000, NULL, 0, NULL, NULL},
+    {"overhead_pct", "OVRH%", 7, 1, 0, NULL, 0, NULL, NULL},
+    {"frag_pct", "FRAG%", 6, 1, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("flags"),
+    {NULL, "FLAGS", 0, 0, 0, NULL, 0, NULL, NULL},
+};
+
+static void rows_table(table *t, const mc_phase *ph)
 {
-    printf("\nsorted by: max %s\n", key);
-    printf("%8s  %8s  %7s  %5s  %5s  %5s  %5s  %6s  %5s   %s\n", "HEAPSZ", "BLOCKSZ", "NRBLKS",
-           "AVG-A", "AVG-F", "MAX-A", "MAX-F", "OVRH%", "FRAG%", "FLAGS");
+    table_init(t, row_cols, sizeof row_cols / sizeof row_cols[0]);
+    for (size_t i = 0; ph != NULL && i < ph->nrows; i++) {
+        const mc_row *r = &ph->rows[i];
+        char flags[32];
+        flags_text(r, flags, sizeof flags);
+        table_row(t);
+        table_u64(t, r->heap_size);
+        table_u64(t, r->block_size);
+        table_u64(t, r->nrblocks);
+        table_num(t, avg_us(r->alloc_sum, r->nrblocks));
+        table_num(t, avg_us(r->free_sum, r->nrblocks));
+        table_u64(t, r->alloc_sum);
+        table_u64(t, r->alloc_max);
+        table_u64(t, r->free_sum);
+        table_u64(t, r->free_max);
+        table_num(t, r->overhead);
+        table_num(t, r->frag);
+        table_i64(t, r->flags);
+        table_str(t, flags);
+    }
 }
 
 /* qsort has no context argument in C11: the comparators see the rows here. */
@@ -109,14 +145,17 @@ DESCENDING(by_overhead, (y->overhead > x->overhead) - (y->overhead < x->overhead
 DESCENDING(by_frag, (y->frag > x->frag) - (y->frag < x->frag))
 DESCENDING(by_heap, (y->heap_size > x->heap_size) - (y->heap_size < x->heap_size))
 
-static void print_view(const mc_phase *ph, size_t *idx, int (*cmp)(const void *, const void *),
-                       const char *key, size_t shown)
+/* One view: the rows sorted by cmp, the first `shown` of them (row i of
+ * t is ph->rows[i]). */
+static void print_view(const mc_phase *ph, const table *t, size_t *idx,
+                       int (*cmp)(const void *, const void *), const char *key, size_t shown)
 {
     sort_rows = ph->rows;
     qsort(idx, ph->nrows, sizeof *idx, cmp);
-    print_row_header(key);
+    printf("\nsorted by: max %s\n", key);
+    table_print_header(stdout, t);
     for (size_t i = 0; i < shown; i++)
-        print_row(&ph->rows[idx[i]]);
+        table_print_row(stdout, t, idx[i]);
     if (shown < ph->nrows)
         printf("  ... (%zu results following) ...\n", ph->nrows - shown);
 }
@@ -264,14 +303,17 @@ void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_resul
         idx[i] = i;
     size_t shown =
         max_results < 0 || (uint64_t)max_results > ph->nrows ? ph->nrows : (size_t)max_results;
+    table t;
+    rows_table(&t, ph);
     if (max_results < 0) {
-        print_view(ph, idx, by_heap, "heap size", shown);
+        print_view(ph, &t, idx, by_heap, "heap size", shown);
     } else if (shown > 0) {
-        print_view(ph, idx, by_alloc, "alloc time", shown);
-        print_view(ph, idx, by_free, "free time", shown);
-        print_view(ph, idx, by_overhead, "overhead", shown);
-        print_view(ph, idx, by_frag, "fragmentation", shown);
+        print_view(ph, &t, idx, by_alloc, "alloc time", shown);
+        print_view(ph, &t, idx, by_free, "free time", shown);
+        print_view(ph, &t, idx, by_overhead, "overhead", shown);
+        print_view(ph, &t, idx, by_frag, "fragmentation", shown);
     }
+    table_free(&t);
     free(idx);
     print_overall(ph);
     if (ph->failed)
@@ -578,23 +620,13 @@ static void json_overall(json *j, const char *key, const table *overall, size_t 
 {
     json_obj(j, key);
     table_json_cells(j, overall, row);
+    table rows;
+    rows_table(&rows, ph);
     json_arr(j, "rows");
-    for (size_t i = 0; i < ph->nrows; i++) {
-        const mc_row *r = &ph->rows[i];
-        json_arr_inline(j, NULL);
-        json_u64(j, NULL, r->heap_size);
-        json_u64(j, NULL, r->block_size);
-        json_u64(j, NULL, r->nrblocks);
-        json_u64(j, NULL, r->alloc_sum);
-        json_u64(j, NULL, r->alloc_max);
-        json_u64(j, NULL, r->free_sum);
-        json_u64(j, NULL, r->free_max);
-        json_num(j, NULL, r->overhead);
-        json_num(j, NULL, r->frag);
-        json_i64(j, NULL, r->flags);
-        json_arr_end(j);
-    }
+    for (size_t i = 0; i < rows.nrows; i++)
+        table_pivot_json_row(j, NULL, &rows, i);
     json_arr_end(j);
+    table_free(&rows);
     json_obj_end(j);
 }
 
@@ -675,13 +707,10 @@ int mc_write_json(const mc_params *p, const machine *m, const mc_result *res, si
     json_str(&j, "rt_setup", setup_note);
     json_num(&j, "clock_pair_cost_ns", clock_ns);
     json_params(&j, p);
-    static const char *const fields[] = {
-        "heap_size",   "block_size",  "nrblocks",     "alloc_sum_ns", "alloc_max_ns",
-        "free_sum_ns", "free_max_ns", "overhead_pct", "frag_pct",     "flags"};
-    json_arr_inline(&j, "row_fields");
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        json_str(&j, NULL, fields[i]);
-    json_arr_end(&j);
+    table rows; /* no rows: its keys only */
+    rows_table(&rows, NULL);
+    table_pivot_json_keys(&j, "row_fields", &rows);
+    table_free(&rows);
     json_arr(&j, "heaps");
     for (size_t i = 0; i < n; i++)
         json_heap(&j, &res[i]);

@@ -5,7 +5,8 @@
  * shown as band x allocator, text rows in order of first appearance, a
  * head with no rows as `absent`, a left-out head, rows with a null label
  * in no text row, the transposed line of one column, heads wider than the
- * cells, one head's column as a JSON array, and a bad table printing
+ * cells, one head's column as a JSON array, rows as JSON arrays with their
+ * keys listed once, and a bad table printing
  * nothing (null in JSON).
  *
  * Output goes to a temporary file read back and compared with the exact
@@ -134,6 +135,20 @@ int main(void)
     CHECK(table_pivot_json_column(&j, "x", &t, &p, 0, 99) == -1);
     expect_text("JSON columns", contents(f, buf, sizeof buf),
                 "\n\"ns\": [51.25, 60, 99],\n\"marked\": [],\n\"x\": null");
+
+    /* Positional rows: the keys once, a row as an array of its keyed
+     * cells (the key-only columns left out). */
+    f = freopen(NULL, "w+", f);
+    CHECK(f != NULL);
+    if (f == NULL)
+        return 1;
+    j.f = f;
+    j.first[0] = 1;
+    table_pivot_json_keys(&j, "fields", &t);
+    CHECK(table_pivot_json_row(&j, "r", &t, 1) == 0);
+    CHECK(table_pivot_json_row(&j, "past", &t, 6) == -1);
+    expect_text("JSON rows", contents(f, buf, sizeof buf),
+                "\n\"fields\": [\"ns\", \"marked\"],\n\"r\": [60, 2],\n\"past\": null");
 
     /* A bad table (a cell too many) prints nothing. */
     CHECK(table_u64(&t, 1) == -1);
