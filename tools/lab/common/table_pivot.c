@@ -91,7 +91,11 @@ int table_pivot_print_rows(FILE *f, const table *t, const table_pivot *p)
 {
     if (!table_ok(t) || p->cell == NULL)
         return -1;
-    for (size_t r = 0; r < t->nrows; r++) {
+    for (size_t k = 0; p->labels != NULL && k < p->nlabels; k++) {
+        print_label(f, p, p->labels[k]);
+        print_cells(f, t, p, p->labels[k], p->value);
+    }
+    for (size_t r = 0; p->labels == NULL && r < t->nrows; r++) {
         const char *l = label_of(t, p, r);
         if (l == NULL || seen(t, p, r, l))
             continue;

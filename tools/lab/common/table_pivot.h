@@ -63,24 +63,28 @@ typedef void (*table_pivot_cell_fn)(const table *t, size_t row, size_t col, char
                                     void *ctx);
 
 typedef struct table_pivot {
-    const char *indent;       /* before every line, or NULL */
-    const char *corner;       /* the label column's header, or NULL */
-    int label_width;          /* printf width of the labels (negative: left) */
-    int width;                /* least width of a cell */
-    const char *const *heads; /* the text columns, in order; NULL entries left out */
-    size_t nheads;            /* entries in heads */
-    size_t col_key;           /* unsigned column: the row's head, index into heads */
-    size_t row_key;           /* string column: the row's text row (cross-tab) */
-    size_t value;             /* the column the cross-tab's cells show */
-    table_pivot_cell_fn cell; /* a cell's text */
-    void *ctx;                /* for cell */
-    const char *absent;       /* a cell no table row fills */
+    const char *indent;        /* before every line, or NULL */
+    const char *corner;        /* the label column's header, or NULL */
+    int label_width;           /* printf width of the labels (negative: left) */
+    int width;                 /* least width of a cell */
+    const char *const *heads;  /* the text columns, in order; NULL entries left out */
+    size_t nheads;             /* entries in heads */
+    size_t col_key;            /* unsigned column: the row's head, index into heads */
+    size_t row_key;            /* string column: the row's text row (cross-tab) */
+    size_t value;              /* the column the cross-tab's cells show */
+    table_pivot_cell_fn cell;  /* a cell's text */
+    void *ctx;                 /* for cell */
+    const char *absent;        /* a cell no table row fills */
+    const char *const *labels; /* the cross-tab's text rows, in order, or NULL */
+    size_t nlabels;            /* entries in labels */
 } table_pivot;
 
 /* The header line: the corner, then the heads. 0 or -1. */
 int table_pivot_print_header(FILE *f, const table_pivot *p);
-/* The cross-tab's rows: a line per distinct row_key, in order of first
- * appearance, a cell per head from the row with that key and head.
+/* The cross-tab's rows: a line per label (labels[], or when NULL every
+ * distinct row_key in order of first appearance), a cell per head from
+ * the row with that key and head. Given labels keep their lines when no
+ * row has them (every allocator not installed: a line of `absent`).
  * 0 or -1. */
 int table_pivot_print_rows(FILE *f, const table *t, const table_pivot *p);
 /* Header and rows. 0 or -1. */

@@ -285,7 +285,12 @@ static void print_overall(const mc_phase *ph)
     static const char *const heads[] = {""};
     table t;
     overall_table(&t, &ph, 1);
-    table_pivot p = {"  ", NULL, 0, 0, heads, 1, O_HEAD, O_HEAD, O_HEAD, overall_cell, NULL, ""};
+    table_pivot p = {.indent = "  ",
+                     .heads = heads,
+                     .nheads = 1,
+                     .col_key = O_HEAD,
+                     .cell = overall_cell,
+                     .absent = ""};
     printf("\noverall:\n");
     for (size_t k = O_FAILED + 1; k < O_N; k++)
         if (overall_label[k][0] != NULL)
@@ -368,8 +373,15 @@ static void print_side_by_side(const mc_phase *pow2, const mc_phase *rnd)
     const mc_phase *ph[2] = {pow2, rnd};
     table t;
     overall_table(&t, ph, 2);
-    table_pivot p = {"  ",   NULL,   -44,    10,           heads,        2,
-                     O_HEAD, O_HEAD, O_HEAD, overall_cell, side_by_side, ""};
+    table_pivot p = {.indent = "  ",
+                     .label_width = -44,
+                     .width = 10,
+                     .heads = heads,
+                     .nheads = 2,
+                     .col_key = O_HEAD,
+                     .cell = overall_cell,
+                     .ctx = side_by_side,
+                     .absent = ""};
     printf("\noverall, side by side:%33s %10s\n", heads[0], heads[1]);
     table_pivot_print_line(stdout, &t, &p, "runs (failed)", O_RUNS);
     for (size_t k = O_FAILED + 1; k < O_N; k++)

@@ -254,13 +254,37 @@ static const table_col window_cols[] = {
     TABLE_JSON_ONLY("largest_free"),
 };
 
+/* The text row of window w: its x. */
+static void window_label(const sweep_bench *s, size_t w, char *buf, size_t n)
+{
+    snprintf(buf, n, "%llu", (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x);
+}
+
+/* The windows the compact text shows (sweep_table_row), each a line even
+ * when no allocator has rows: labels[] into text (24 bytes each); the
+ * count, 0 without memory (the pivot then shows the rows' own labels). */
+static size_t shown_labels(const sweep_bench *s, char **text, const char ***labels)
+{
+    size_t n = 0;
+    *text = calloc(s->nwin ? s->nwin : 1, 24);
+    *labels = calloc(s->nwin ? s->nwin : 1, sizeof **labels);
+    for (size_t w = 0; *text != NULL && *labels != NULL && w < s->nwin; w++) {
+        if (!sweep_table_row(w, s->nwin))
+            continue;
+        window_label(s, w, *text + 24 * n, 24);
+        (*labels)[n] = *text + 24 * n;
+        n++;
+    }
+    return n;
+}
+
 static void window_row(table *t, const sweep_bench *s, size_t i, size_t w)
 {
     const sweep_row *row = &s->rows[i];
     const sweep_cell *c = &row->cells[w];
     const sweep_point *pt = row->id.peer == NULL ? first_point(row, s->b.o->runs, w) : NULL;
-    char x[32];
-    snprintf(x, sizeof x, "%llu", (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x);
+    char x[24];
+    window_label(s, w, x, sizeof x);
     table_row(t);
     table_u64(t, i);
     table_str(t, sweep_table_row(w, s->nwin) ? x : NULL);
@@ -350,9 +374,24 @@ static void print_curves(const sweep_bench *s, const table *win, const char **he
     printf("\nns per free+alloc pair, median over clean rounds (%zu of %zu windows shown; all "
            "windows and the min in --json)\n",
            shown, s->nwin);
-    table_pivot p = {NULL,   "x", -7,       9,          heads, s->nrows,
-                     W_HEAD, W_X, W_MEDIAN, curve_cell, NULL,  "n/i"};
+    char *text;
+    const char **labels;
+    size_t nlabels = shown_labels(s, &text, &labels);
+    table_pivot p = {.corner = "x",
+                     .label_width = -7,
+                     .width = 9,
+                     .heads = heads,
+                     .nheads = s->nrows,
+                     .col_key = W_HEAD,
+                     .row_key = W_X,
+                     .value = W_MEDIAN,
+                     .cell = curve_cell,
+                     .absent = "n/i",
+                     .labels = labels,
+                     .nlabels = nlabels};
     table_pivot_print(stdout, win, &p);
+    free(text);
+    free(labels);
     printf("over all %zu windows:\n", s->nwin);
     table alloc;
     allocator_table(&alloc, s);
@@ -378,9 +417,24 @@ static void print_heaps(const sweep_bench *s, const table *win)
     if (any != 0) {
         printf("\nrtm heaps with the slots full after the timed replacements (first round): used "
                "KiB / free KiB\n");
-        table_pivot p = {NULL,   "x", -7,     17,        heads, s->nrows,
-                         W_HEAD, W_X, W_USED, heap_cell, NULL,  "-"};
+        char *text;
+        const char **labels;
+        size_t nlabels = shown_labels(s, &text, &labels);
+        table_pivot p = {.corner = "x",
+                         .label_width = -7,
+                         .width = 17,
+                         .heads = heads,
+                         .nheads = s->nrows,
+                         .col_key = W_HEAD,
+                         .row_key = W_X,
+                         .value = W_USED,
+                         .cell = heap_cell,
+                         .absent = "-",
+                         .labels = labels,
+                         .nlabels = nlabels};
         table_pivot_print(stdout, win, &p);
+        free(text);
+        free(labels);
     }
     free(heads);
 }

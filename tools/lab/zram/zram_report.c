@@ -395,9 +395,33 @@ static void print_table(const zram_tables *z, int which)
         return;
     for (size_t i = 0; i < s->nrows; i++)
         heads[i] = s->rows[i].name;
-    table_pivot p = {NULL,     "x band", -12,     12,    heads,
-                     s->nrows, B_HEAD,   B_LABEL, B_EFF, which == 0 ? band_time : eff_text,
-                     NULL,     "n/i"};
+    /* The bands with windows, each a line even if no allocator has rows. */
+    char text[ZRAM_XBANDS][32];
+    const char *labels[ZRAM_XBANDS];
+    size_t nlabels = 0;
+    for (size_t band = 0; band < ZRAM_XBANDS; band++) {
+        int any = 0;
+        for (size_t w = 0; w < s->nwin && !any; w++)
+            any = zram_xband_of(sweep_window_at(s->o->sweep_step, w).x) == band;
+        if (any) {
+            band_label(band, text[nlabels], sizeof text[nlabels]);
+            labels[nlabels] = text[nlabels];
+            nlabels++;
+        }
+    }
+    static const char *const zram_case[] = {"zram case"};
+    table_pivot p = {.corner = "x band",
+                     .label_width = -12,
+                     .width = 12,
+                     .heads = heads,
+                     .nheads = s->nrows,
+                     .col_key = B_HEAD,
+                     .row_key = B_LABEL,
+                     .value = B_EFF,
+                     .cell = which == 0 ? band_time : eff_text,
+                     .absent = "n/i",
+                     .labels = labels,
+                     .nlabels = nlabels};
     printf("\n%s\n", which == 0 ? "ns per free+alloc pair: mean over the band's windows of the "
                                   "median over rounds (R m/n: m of n windows refused "
                                   "allocations, left out)"
@@ -405,6 +429,8 @@ static void print_table(const zram_tables *z, int which)
                                   "over the band's windows");
     table_pivot_print(stdout, &z->bands, &p);
     p.cell = which == 0 ? case_time : eff_text;
+    p.labels = zram_case;
+    p.nlabels = 1;
     table_pivot_print_rows(stdout, &z->cases, &p);
     free(heads);
 }

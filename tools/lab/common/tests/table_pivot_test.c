@@ -2,12 +2,12 @@
 /*
  * table_pivot_test.c -- unit tests of the pivot view of a table
  * (common/table_pivot.h): a table filled a row per allocator and band is
- * shown as band x allocator, text rows in order of first appearance, a
- * head with no rows as `absent`, a left-out head, rows with a null label
- * in no text row, the transposed line of one column, heads wider than the
- * cells, one head's column as a JSON array, rows as JSON arrays with their
- * keys listed once, and a bad table printing
- * nothing (null in JSON).
+ * shown as band x allocator, text rows in order of first appearance or as
+ * given (a label no row has: a line of absent cells), a head with no rows
+ * as `absent`, a left-out head, rows with a null label in no text row, the
+ * transposed line of one column, heads wider than the cells, one head's
+ * column as a JSON array, rows as JSON arrays with their keys listed once,
+ * and a bad table printing nothing (null in JSON).
  *
  * Output goes to a temporary file read back and compared with the exact
  * expected text.
@@ -81,7 +81,18 @@ int main(void)
     row(&t, 1, "512-1023", 40.0, 0);
     row(&t, 1, "0-511", 45.5, 0);
     row(&t, 3, "0-511", 1.0, 0);
-    table_pivot p = {"  ", "x band", -9, 6, heads, 4, HEAD, LABEL, NS, cell, (void *)cols, "n/i"};
+    table_pivot p = {.indent = "  ",
+                     .corner = "x band",
+                     .label_width = -9,
+                     .width = 6,
+                     .heads = heads,
+                     .nheads = 4,
+                     .col_key = HEAD,
+                     .row_key = LABEL,
+                     .value = NS,
+                     .cell = cell,
+                     .ctx = (void *)cols,
+                     .absent = "n/i"};
     static const char *const three[] = {"tlsf", "glibc", "notinstalled", NULL};
     p.heads = three;
 
@@ -116,6 +127,20 @@ int main(void)
     expect_text("four heads", contents(f, buf, sizeof buf),
                 "0-511       51.2   45.5           n/i     1.0\n"
                 "512-1023      R2   40.0           n/i     n/i\n");
+    /* Given labels: their order, and a line of absent cells for one no
+     * row has (every allocator not installed). */
+    static const char *const labels[] = {"512-1023", ">=8192"};
+    p.labels = labels;
+    p.nlabels = 2;
+    f = freopen(NULL, "w+", f);
+    CHECK(f != NULL);
+    if (f == NULL)
+        return 1;
+    CHECK(table_pivot_print_rows(f, &t, &p) == 0);
+    expect_text("given labels", contents(f, buf, sizeof buf),
+                "512-1023      R2   40.0           n/i     n/i\n"
+                ">=8192       n/i    n/i           n/i     n/i\n");
+    p.labels = NULL;
     p.cell = NULL;
     f = freopen(NULL, "w+", f);
     CHECK(table_pivot_print(f, &t, &p) == -1);
