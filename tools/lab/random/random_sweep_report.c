@@ -366,6 +366,31 @@ static void heap_cell(const table *t, size_t row, size_t col, char *buf, size_t 
                  (unsigned long long)(u64_at(t, row, W_FREE) / 1024u));
 }
 
+/* The compact text's windows x allocators: column `value` of the window
+ * table, a column per head `width` wide. */
+static void print_windows(const sweep_bench *s, const table *win, const char **heads, int width,
+                          size_t value, table_pivot_cell_fn cell, const char *absent)
+{
+    char *text;
+    const char **labels;
+    size_t nlabels = shown_labels(s, &text, &labels);
+    table_pivot p = {.corner = "x",
+                     .label_width = -7,
+                     .width = width,
+                     .heads = heads,
+                     .nheads = s->nrows,
+                     .col_key = W_HEAD,
+                     .row_key = W_X,
+                     .value = value,
+                     .cell = cell,
+                     .absent = absent,
+                     .labels = labels,
+                     .nlabels = nlabels};
+    table_pivot_print(stdout, win, &p);
+    free(text);
+    free(labels);
+}
+
 static void print_curves(const sweep_bench *s, const table *win, const char **heads)
 {
     size_t shown = 0;
@@ -374,30 +399,17 @@ static void print_curves(const sweep_bench *s, const table *win, const char **he
     printf("\nns per free+alloc pair, median over clean rounds (%zu of %zu windows shown; all "
            "windows and the min in --json)\n",
            shown, s->nwin);
-    char *text;
-    const char **labels;
-    size_t nlabels = shown_labels(s, &text, &labels);
-    table_pivot p = {.corner = "x",
-                     .label_width = -7,
-                     .width = 9,
-                     .heads = heads,
-                     .nheads = s->nrows,
-                     .col_key = W_HEAD,
-                     .row_key = W_X,
-                     .value = W_MEDIAN,
-                     .cell = curve_cell,
-                     .absent = "n/i",
-                     .labels = labels,
-                     .nlabels = nlabels};
-    table_pivot_print(stdout, win, &p);
-    free(text);
-    free(labels);
+    print_windows(s, win, heads, 9, W_MEDIAN, curve_cell, "n/i");
     printf("over all %zu windows:\n", s->nwin);
     table alloc;
     allocator_table(&alloc, s);
-    p.col_key = A_HEAD;
-    p.cell = stat_cell;
-    p.absent = "-";
+    table_pivot p = {.label_width = -7,
+                     .width = 9,
+                     .heads = heads,
+                     .nheads = s->nrows,
+                     .col_key = A_HEAD,
+                     .cell = stat_cell,
+                     .absent = "-"};
     table_pivot_print_line(stdout, &alloc, &p, "max", A_MAX);
     table_pivot_print_line(stdout, &alloc, &p, "at x", A_MAX_X);
     table_pivot_print_line(stdout, &alloc, &p, "mean", A_MEAN);
@@ -417,24 +429,7 @@ static void print_heaps(const sweep_bench *s, const table *win)
     if (any != 0) {
         printf("\nrtm heaps with the slots full after the timed replacements (first round): used "
                "KiB / free KiB\n");
-        char *text;
-        const char **labels;
-        size_t nlabels = shown_labels(s, &text, &labels);
-        table_pivot p = {.corner = "x",
-                         .label_width = -7,
-                         .width = 17,
-                         .heads = heads,
-                         .nheads = s->nrows,
-                         .col_key = W_HEAD,
-                         .row_key = W_X,
-                         .value = W_USED,
-                         .cell = heap_cell,
-                         .absent = "-",
-                         .labels = labels,
-                         .nlabels = nlabels};
-        table_pivot_print(stdout, win, &p);
-        free(text);
-        free(labels);
+        print_windows(s, win, heads, 17, W_USED, heap_cell, "-");
     }
     free(heads);
 }
