@@ -20,6 +20,7 @@
 
 #include "common/json.h"
 #include "common/table.h"
+#include "common/table_pivot.h"
 #include "common/machine.h"
 #include "memcheck/memcheck.h"
 
@@ -68,22 +69,58 @@ static void flags_text(const mc_row *r, char *out, size_t n)
         out[--len] = '\0';
 }
 
-static void print_row(const mc_row *r)
+/* --- a phase's rows: text and JSON from one fill --------------------------- */
+
+/* BLOCKSZ as Xenomai prints it: in k from 1024 on, a blank in its place
+ * below, so the numbers align. */
+static void block_text(const table_cell *c, char *buf, size_t n)
 {
-    int kb = r->block_size >= 1024;
-    char flags[32];
-    flags_text(r, flags, sizeof flags);
-    printf("%7zuk  %7zu%s  %7zu  %5.1f  %5.1f  %5.1f  %5.1f  %6.1f  %5.1f   %s\n",
-           r->heap_size / 1024, kb ? r->block_size / 1024 : r->block_size, kb ? "k" : " ",
-           r->nrblocks, avg_us(r->alloc_sum, r->nrblocks), avg_us(r->free_sum, r->nrblocks),
-           us(r->alloc_max), us(r->free_max), r->overhead, r->frag, flags);
+    uint64_t b = c->kind == TABLE_U64 ? c->v.u64 : 0;
+    snprintf(buf, n, "%llu%s", (unsigned long long)(b >= 1024 ? b / 1024 : b),
+             b >= 1024 ? "k" : " ");
 }
 
-static void print_row_header(const char *key)
+/* A row per run, in the order made. JSON: each row an array of the keyed
+ * columns ("rows"), their keys listed once ("row_fields", read by position
+ * by the report); text: Xenomai's columns, the averages derived. */
+static const table_col row_cols[] = {
+    {"heap_size", "HEAPSZ", 8, 0, 1024, "k", 0, NULL, NULL},
+    {"block_size", "BLOCKSZ", 9, 0, 0, NULL, 0, NULL, block_text},
+    {"nrblocks", "NRBLKS", 8, 0, 0, NULL, 0, NULL, NULL},
+    {NULL, "AVG-A", 6, 1, 0, NULL, 0, NULL, NULL},
+    {NULL, "AVG-F", 6, 1, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("alloc_sum_ns"),
+    {"alloc_max_ns", "MAX-A", 6, 1, 1000, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("free_sum_ns"),
+    {"free_max_ns", "MAX-F", 6, 1, 1000, NULL, 0, NULL, NULL},
+    {"overhead_pct", "OVRH%", 7, 1, 0, NULL, 0, NULL, NULL},
+    {"frag_pct", "FRAG%", 6, 1, 0, NULL, 0, NULL, NULL},
+    TABLE_JSON_ONLY("flags"),
+    {NULL, "FLAGS", 0, 0, 0, NULL, 0, NULL, NULL},
+};
+
+static void rows_table(table *t, const mc_phase *ph)
 {
-    printf("\nsorted by: max %s\n", key);
-    printf("%8s  %8s  %7s  %5s  %5s  %5s  %5s  %6s  %5s   %s\n", "HEAPSZ", "BLOCKSZ", "NRBLKS",
-           "AVG-A", "AVG-F", "MAX-A", "MAX-F", "OVRH%", "FRAG%", "FLAGS");
+    table_init(t, row_cols, sizeof row_cols / sizeof row_cols[0]);
+    for (size_t i = 0; ph != NULL && i < ph->nrows; i++) {
+        const mc_row *r = &ph->rows[i];
+        char flags[32];
+        flags_text(r, flags, sizeof flags);
+        table_row(t);
+        table_u64(t, r->heap_size);
+        table_u64(t, r->block_size);
+        table_u64(t, r->nrblocks);
+        table_num(t, avg_us(r->alloc_sum, r->nrblocks));
+        table_num(t, avg_us(r->free_sum, r->nrblocks));
+        table_u64(t, r->alloc_sum);
+        table_u64(t, r->alloc_max);
+        table_u64(t, r->free_sum);
+        table_u64(t, r->free_max);
+        table_num(t, r->overhead);
+        table_num(t, r->frag);
+        table_i64(t, r->flags);
+        table_str(t, flags);
+    }
 }
 
 /* qsort has no context argument in C11: the comparators see the rows here. */
@@ -108,14 +145,17 @@ DESCENDING(by_overhead, (y->overhead > x->overhead) - (y->overhead < x->overhead
 DESCENDING(by_frag, (y->frag > x->frag) - (y->frag < x->frag))
 DESCENDING(by_heap, (y->heap_size > x->heap_size) - (y->heap_size < x->heap_size))
 
-static void print_view(const mc_phase *ph, size_t *idx, int (*cmp)(const void *, const void *),
-                       const char *key, size_t shown)
+/* One view: the rows sorted by cmp, the first `shown` of them (row i of
+ * t is ph->rows[i]). */
+static void print_view(const mc_phase *ph, const table *t, size_t *idx,
+                       int (*cmp)(const void *, const void *), const char *key, size_t shown)
 {
     sort_rows = ph->rows;
     qsort(idx, ph->nrows, sizeof *idx, cmp);
-    print_row_header(key);
+    printf("\nsorted by: max %s\n", key);
+    table_print_header(stdout, t);
     for (size_t i = 0; i < shown; i++)
-        print_row(&ph->rows[idx[i]]);
+        table_print_row(stdout, t, idx[i]);
     if (shown < ph->nrows)
         printf("  ... (%zu results following) ...\n", ph->nrows - shown);
 }
@@ -166,17 +206,96 @@ mc_overall mc_overall_of(const mc_phase *ph)
     return o;
 }
 
-static void print_overall(const mc_overall *o)
+/* --- a phase's overall figures: text and JSON from one fill --------------- */
+
+/* A row per phase (JSON: phases.pow2, phases.random, before the rows); the
+ * text shows them transposed, a line per figure: Xenomai's "overall:" list
+ * under each phase (one decimal, units), and the two phases side by side
+ * (the columns' digits). */
+enum { O_HEAD, O_RUNS, O_FAILED, O_N = 13 };
+static const table_col overall_cols[] = {
+    TABLE_PIVOT_KEY, /* the phase's index */
+    TABLE_JSON_ONLY("runs"),
+    TABLE_JSON_ONLY("failed_runs"),
+    {"worst_alloc_us", NULL, 0, 1, 0, " (us)", 0, NULL, NULL},
+    {"worst_free_us", NULL, 0, 1, 0, " (us)", 0, NULL, NULL},
+    {"avg_max_alloc_us", NULL, 0, 2, 0, " (us)", 0, NULL, NULL},
+    {"avg_max_free_us", NULL, 0, 2, 0, " (us)", 0, NULL, NULL},
+    {"avg_alloc_us", NULL, 0, 3, 0, " (us)", 0, NULL, NULL},
+    {"avg_free_us", NULL, 0, 3, 0, " (us)", 0, NULL, NULL},
+    {"overhead_pct", NULL, 0, 2, 0, "%", 0, NULL, NULL},
+    {"frag_pct", NULL, 0, 2, 0, "%", 0, NULL, NULL},
+    {"ideal_overhead_pct", NULL, 0, 2, 0, "%", 0, NULL, NULL},
+    {"ideal_frag_pct", NULL, 0, 2, 0, "%", 0, NULL, NULL},
+};
+
+/* The figures' lines: the "overall:" list's label (NULL: not in it) and
+ * the side-by-side one, by column from O_FAILED + 1. */
+static const char *const overall_label[O_N][2] = {
+    [3] = {"worst alloc time:", "worst alloc time (us)"},
+    [4] = {"worst free time:", "worst free time (us)"},
+    [5] = {"average of max. alloc times:", "average of max. alloc times (us)"},
+    [6] = {"average of max. free times:", "average of max. free times (us)"},
+    [7] = {"average alloc time:", "average alloc time (us)"},
+    [8] = {"average free time:", "average free time (us)"},
+    [9] = {"average overhead:", "average overhead (%)"},
+    [10] = {"average fragmentation:", "average fragmentation (%)"},
+    [11] = {NULL, "ideal heap, same runs: overhead (%)"},
+    [12] = {NULL, "ideal heap, same runs: fragmentation (%)"},
+};
+
+static void overall_table(table *t, const mc_phase *const *ph, size_t n)
 {
+    table_init(t, overall_cols, O_N);
+    for (size_t i = 0; i < n; i++) {
+        mc_overall o = mc_overall_of(ph[i]);
+        const double v[O_N - 3] = {o.worst_alloc,    o.worst_free, o.avg_max_alloc, o.avg_max_free,
+                                   o.avg_alloc,      o.avg_free,   o.overhead,      o.frag,
+                                   o.ideal_overhead, o.ideal_frag};
+        table_row(t);
+        table_u64(t, i);
+        table_u64(t, ph[i]->runs);
+        table_u64(t, ph[i]->failed);
+        for (size_t k = 0; k < O_N - 3; k++)
+            table_num(t, v[k]);
+    }
+}
+
+/* A figure: in the list (ctx NULL) one decimal and its unit, side by side
+ * (ctx side_by_side) the column's digits; the runs with the failed ones in
+ * parentheses. */
+static char side_by_side[] = "side by side";
+
+static void overall_cell(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    const table_cell *c = table_at(t, row, col);
+    const table_col *k = &t->cols[col];
+    double v = c->kind == TABLE_NUM ? c->v.num : NAN;
+    if (col == O_RUNS)
+        snprintf(buf, n, "%llu (%llu)", (unsigned long long)c->v.u64,
+                 (unsigned long long)table_at(t, row, O_FAILED)->v.u64);
+    else if (ctx == NULL)
+        snprintf(buf, n, "%.1f%s", v, k->unit);
+    else
+        snprintf(buf, n, "%.*f", k->prec, v);
+}
+
+static void print_overall(const mc_phase *ph)
+{
+    static const char *const heads[] = {""};
+    table t;
+    overall_table(&t, &ph, 1);
+    table_pivot p = {.indent = "  ",
+                     .heads = heads,
+                     .nheads = 1,
+                     .col_key = O_HEAD,
+                     .cell = overall_cell,
+                     .absent = ""};
     printf("\noverall:\n");
-    printf("  worst alloc time: %.1f (us)\n", o->worst_alloc);
-    printf("  worst free time: %.1f (us)\n", o->worst_free);
-    printf("  average of max. alloc times: %.1f (us)\n", o->avg_max_alloc);
-    printf("  average of max. free times: %.1f (us)\n", o->avg_max_free);
-    printf("  average alloc time: %.1f (us)\n", o->avg_alloc);
-    printf("  average free time: %.1f (us)\n", o->avg_free);
-    printf("  average overhead: %.1f%%\n", o->overhead);
-    printf("  average fragmentation: %.1f%%\n", o->frag);
+    for (size_t k = O_FAILED + 1; k < O_N; k++)
+        if (overall_label[k][0] != NULL)
+            table_pivot_print_line(stdout, &t, &p, overall_label[k][0], k);
+    table_free(&t);
 }
 
 void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_results)
@@ -189,17 +308,19 @@ void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_resul
         idx[i] = i;
     size_t shown =
         max_results < 0 || (uint64_t)max_results > ph->nrows ? ph->nrows : (size_t)max_results;
+    table t;
+    rows_table(&t, ph);
     if (max_results < 0) {
-        print_view(ph, idx, by_heap, "heap size", shown);
+        print_view(ph, &t, idx, by_heap, "heap size", shown);
     } else if (shown > 0) {
-        print_view(ph, idx, by_alloc, "alloc time", shown);
-        print_view(ph, idx, by_free, "free time", shown);
-        print_view(ph, idx, by_overhead, "overhead", shown);
-        print_view(ph, idx, by_frag, "fragmentation", shown);
+        print_view(ph, &t, idx, by_alloc, "alloc time", shown);
+        print_view(ph, &t, idx, by_free, "free time", shown);
+        print_view(ph, &t, idx, by_overhead, "overhead", shown);
+        print_view(ph, &t, idx, by_frag, "fragmentation", shown);
     }
+    table_free(&t);
     free(idx);
-    mc_overall o = mc_overall_of(ph);
-    print_overall(&o);
+    print_overall(ph);
     if (ph->failed)
         printf("  (%zu of %zu runs FAILED and are not in these figures; see the summary)\n",
                ph->failed, ph->runs);
@@ -246,30 +367,26 @@ static void print_arenas(const mc_result *r)
     table_free(&t);
 }
 
-static void overall_line(const char *label, double a, double b, const char *fmt)
-{
-    char x[32], y[32];
-    snprintf(x, sizeof x, fmt, a);
-    snprintf(y, sizeof y, fmt, b);
-    printf("  %-44s %10s %10s\n", label, x, y);
-}
-
 static void print_side_by_side(const mc_phase *pow2, const mc_phase *rnd)
 {
-    mc_overall p = mc_overall_of(pow2), r = mc_overall_of(rnd);
-    printf("\noverall, side by side:%33s %10s\n", "pow2", "random");
-    printf("  %-44s %4zu (%zu) %5zu (%zu)\n", "runs (failed)", pow2->runs, pow2->failed, rnd->runs,
-           rnd->failed);
-    overall_line("worst alloc time (us)", p.worst_alloc, r.worst_alloc, "%.1f");
-    overall_line("worst free time (us)", p.worst_free, r.worst_free, "%.1f");
-    overall_line("average of max. alloc times (us)", p.avg_max_alloc, r.avg_max_alloc, "%.2f");
-    overall_line("average of max. free times (us)", p.avg_max_free, r.avg_max_free, "%.2f");
-    overall_line("average alloc time (us)", p.avg_alloc, r.avg_alloc, "%.3f");
-    overall_line("average free time (us)", p.avg_free, r.avg_free, "%.3f");
-    overall_line("average overhead (%)", p.overhead, r.overhead, "%.2f");
-    overall_line("average fragmentation (%)", p.frag, r.frag, "%.2f");
-    overall_line("ideal heap, same runs: overhead (%)", p.ideal_overhead, r.ideal_overhead, "%.2f");
-    overall_line("ideal heap, same runs: fragmentation (%)", p.ideal_frag, r.ideal_frag, "%.2f");
+    static const char *const heads[] = {"pow2", "random"};
+    const mc_phase *ph[2] = {pow2, rnd};
+    table t;
+    overall_table(&t, ph, 2);
+    table_pivot p = {.indent = "  ",
+                     .label_width = -44,
+                     .width = 10,
+                     .heads = heads,
+                     .nheads = 2,
+                     .col_key = O_HEAD,
+                     .cell = overall_cell,
+                     .ctx = side_by_side,
+                     .absent = ""};
+    printf("\noverall, side by side:%33s %10s\n", heads[0], heads[1]);
+    table_pivot_print_line(stdout, &t, &p, "runs (failed)", O_RUNS);
+    for (size_t k = O_FAILED + 1; k < O_N; k++)
+        table_pivot_print_line(stdout, &t, &p, overall_label[k][1], k);
+    table_free(&t);
 }
 
 /* --- the published figures: text and JSON from one fill -------------------- */
@@ -509,39 +626,19 @@ void mc_print_all(const mc_result *res, size_t n)
 
 /* --- JSON ------------------------------------------------------------------------ */
 
-static void json_overall(json *j, const char *key, const mc_phase *ph)
+/* A phase: its overall figures (row i of the overall table), its rows. */
+static void json_overall(json *j, const char *key, const table *overall, size_t row,
+                         const mc_phase *ph)
 {
-    mc_overall o = mc_overall_of(ph);
     json_obj(j, key);
-    json_u64(j, "runs", ph->runs);
-    json_u64(j, "failed_runs", ph->failed);
-    json_num(j, "worst_alloc_us", o.worst_alloc);
-    json_num(j, "worst_free_us", o.worst_free);
-    json_num(j, "avg_max_alloc_us", o.avg_max_alloc);
-    json_num(j, "avg_max_free_us", o.avg_max_free);
-    json_num(j, "avg_alloc_us", o.avg_alloc);
-    json_num(j, "avg_free_us", o.avg_free);
-    json_num(j, "overhead_pct", o.overhead);
-    json_num(j, "frag_pct", o.frag);
-    json_num(j, "ideal_overhead_pct", o.ideal_overhead);
-    json_num(j, "ideal_frag_pct", o.ideal_frag);
+    table_json_cells(j, overall, row);
+    table rows;
+    rows_table(&rows, ph);
     json_arr(j, "rows");
-    for (size_t i = 0; i < ph->nrows; i++) {
-        const mc_row *r = &ph->rows[i];
-        json_arr_inline(j, NULL);
-        json_u64(j, NULL, r->heap_size);
-        json_u64(j, NULL, r->block_size);
-        json_u64(j, NULL, r->nrblocks);
-        json_u64(j, NULL, r->alloc_sum);
-        json_u64(j, NULL, r->alloc_max);
-        json_u64(j, NULL, r->free_sum);
-        json_u64(j, NULL, r->free_max);
-        json_num(j, NULL, r->overhead);
-        json_num(j, NULL, r->frag);
-        json_i64(j, NULL, r->flags);
-        json_arr_end(j);
-    }
+    for (size_t i = 0; i < rows.nrows; i++)
+        table_pivot_json_row(j, NULL, &rows, i);
     json_arr_end(j);
+    table_free(&rows);
     json_obj_end(j);
 }
 
@@ -590,9 +687,12 @@ static void json_heap(json *j, const mc_result *r)
     arena_table(&t, r);
     table_json(j, "arenas", &t, NULL, NULL);
     table_free(&t);
+    const mc_phase *ph[2] = {&r->pow2, &r->rnd};
+    overall_table(&t, ph, 2);
     json_obj(j, "phases");
-    json_overall(j, "pow2", &r->pow2);
-    json_overall(j, "random", &r->rnd);
+    json_overall(j, "pow2", &t, 0, &r->pow2);
+    json_overall(j, "random", &t, 1, &r->rnd);
+    table_free(&t);
     json_obj(j, "pattern");
     json_u64(j, "runs", r->pattern_runs);
     json_bool(j, "pass", r->pattern_ok);
@@ -619,13 +719,10 @@ int mc_write_json(const mc_params *p, const machine *m, const mc_result *res, si
     json_str(&j, "rt_setup", setup_note);
     json_num(&j, "clock_pair_cost_ns", clock_ns);
     json_params(&j, p);
-    static const char *const fields[] = {
-        "heap_size",   "block_size",  "nrblocks",     "alloc_sum_ns", "alloc_max_ns",
-        "free_sum_ns", "free_max_ns", "overhead_pct", "frag_pct",     "flags"};
-    json_arr_inline(&j, "row_fields");
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        json_str(&j, NULL, fields[i]);
-    json_arr_end(&j);
+    table rows; /* no rows: its keys only */
+    rows_table(&rows, NULL);
+    table_pivot_json_keys(&j, "row_fields", &rows);
+    table_free(&rows);
     json_arr(&j, "heaps");
     for (size_t i = 0; i < n; i++)
         json_heap(&j, &res[i]);

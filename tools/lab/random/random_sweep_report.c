@@ -10,7 +10,9 @@
  * (x in "windows", values in the allocator) so that a plotting script draws
  * the study's figure (docs/METHODS.md) with one plot() per allocator. A window with a refusal
  * has no time (null, "R" in text): it is counted, shown and marked, never
- * drawn as fast.
+ * drawn as fast. Both come from tables filled once (a row per allocator,
+ * with its curves' statistics, and a row per allocator and window): JSON
+ * from table.h, the text window x allocator from table_pivot.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,6 +21,7 @@
 
 #include "common/json.h"
 #include "common/table.h"
+#include "common/table_pivot.h"
 #include "random/random_sweep.h"
 
 /* --- statistics ------------------------------------------------------------ */
@@ -140,8 +143,10 @@ static void print_header(const sweep_bench *s)
 
 /* --- the allocators: text and JSON from one fill ------------------------- */
 
-/* A row per allocator in the JSON's key order; the curves and the runs
- * follow in JSON (json_row_extra), the text shows the curves apart. */
+/* A row per allocator in the JSON's key order, with the statistics of its
+ * median and min curves (JSON objects "median_curve", "min_curve"; the
+ * text's lines under the curves); the curves and the runs follow in JSON
+ * (json_row_extra), the text shows the curves apart. */
 static const table_col allocator_cols[] = {
     {"name", "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
     TABLE_JSON_ONLY("kind"),
@@ -154,7 +159,31 @@ static const table_col allocator_cols[] = {
     TABLE_JSON_ONLY("heap_check_failures"),
     TABLE_JSON_ONLY("refused"),
     TABLE_TEXT_ONLY(" library", 0),
+    TABLE_PIVOT_KEY, /* A_HEAD: the row's index, for the lines under the curves */
+    {"max", NULL, 0, 0, 0, NULL, 0, "median_curve", NULL},
+    {"max_x", NULL, 0, 0, 0, NULL, 0, "median_curve", NULL},
+    {"mean", NULL, 0, 0, 0, NULL, 0, "median_curve", NULL},
+    {"plotted", NULL, 0, 0, 0, NULL, 0, "median_curve", NULL},
+    {"max", NULL, 0, 0, 0, NULL, 0, "min_curve", NULL},
+    {"max_x", NULL, 0, 0, 0, NULL, 0, "min_curve", NULL},
+    {"mean", NULL, 0, 0, 0, NULL, 0, "min_curve", NULL},
+    {"plotted", NULL, 0, 0, 0, NULL, 0, "min_curve", NULL},
 };
+/* Columns the lines under the curves show. */
+enum { A_MARKED = 7, A_HEAD = 11, A_MAX, A_MAX_X, A_MEAN, A_PLOTTED };
+
+/* A curve's statistics: the largest, its x (null when nothing was
+ * plotted), the mean, the windows plotted. */
+static void curve_stats_cells(table *t, const sweep_bench *s, const sweep_curve_stats *st)
+{
+    table_num(t, st->max);
+    if (st->plotted != 0)
+        table_u64(t, sweep_window_at(s->b.o->sweep_step, st->argmax).x);
+    else
+        table_null(t);
+    table_num(t, st->mean);
+    table_u64(t, st->plotted);
+}
 
 static void allocator_table(table *t, const sweep_bench *s)
 {
@@ -188,6 +217,9 @@ static void allocator_table(table *t, const sweep_bench *s)
         table_u64(t, row->heap_bad);
         table_u64(t, refused);
         table_str(t, lib);
+        table_u64(t, i);
+        curve_stats_cells(t, s, &row->med);
+        curve_stats_cells(t, s, &row->min);
     }
 }
 
@@ -202,48 +234,164 @@ static void print_allocators(const sweep_bench *s)
            "with a refused allocation)\n");
 }
 
-static int col_width(const sweep_row *row)
+/* --- the curves: text and JSON from one fill --------------------------- */
+
+/* A row per allocator and window, in the order of the JSON's curve arrays
+ * (an allocator's "curve": each column one array over the windows; a
+ * missing allocator has no rows, its curve is null). The text pivots the
+ * compact windows' rows: a line per window, a column per allocator. */
+enum { W_HEAD, W_X, W_MEDIAN, W_MIN, W_CLEAN, W_REFUSED, W_REFUSED_RUNS, W_USED, W_FREE, W_N = 10 };
+static const table_col window_cols[] = {
+    TABLE_PIVOT_KEY, /* the allocator's index */
+    TABLE_PIVOT_KEY, /* the window's x in the compact text, else null */
+    TABLE_JSON_ONLY("ns_per_pair_median"),
+    TABLE_JSON_ONLY("ns_per_pair_min"),
+    TABLE_JSON_ONLY("clean_runs"),
+    TABLE_JSON_ONLY("refused"),
+    TABLE_JSON_ONLY("refused_runs"),
+    TABLE_JSON_ONLY("used_bytes"), /* rtm heaps only, first round; null else */
+    TABLE_JSON_ONLY("free_bytes"),
+    TABLE_JSON_ONLY("largest_free"),
+};
+
+/* The text row of window w: its x. */
+static void window_label(const sweep_bench *s, size_t w, char *buf, size_t n)
 {
-    int w = (int)strlen(row->id.name) + 1;
-    return w < 9 ? 9 : w;
+    snprintf(buf, n, "%llu", (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x);
 }
 
-static void print_cell(const sweep_row *row, const sweep_cell *c)
+/* The windows the compact text shows (sweep_table_row), each a line even
+ * when no allocator has rows: labels[] into text (24 bytes each); the
+ * count, 0 without memory (the pivot then shows the rows' own labels). */
+static size_t shown_labels(const sweep_bench *s, char **text, const char ***labels)
 {
-    int w = col_width(row);
-    if (row->id.missing)
-        printf(" %*s", w, "n/i");
-    else if (c->refused_runs != 0)
-        printf(" %*s", w, "R");
-    else if (c->clean_runs == 0)
-        printf(" %*s", w, "-");
-    else
-        printf(" %*.1f", w, c->median);
-}
-
-static void print_stat_line(const sweep_bench *s, const char *label, int which)
-{
-    printf("%-7s", label);
-    for (size_t i = 0; i < s->nrows; i++) {
-        const sweep_row *row = &s->rows[i];
-        int w = col_width(row);
-        const sweep_curve_stats *st = &row->med;
-        if (which == 3)
-            printf(" %*zu", w, row->marked);
-        else if (row->id.missing || st->plotted == 0)
-            printf(" %*s", w, "-");
-        else if (which == 0)
-            printf(" %*.1f", w, st->max);
-        else if (which == 1)
-            printf(" %*llu", w,
-                   (unsigned long long)sweep_window_at(s->b.o->sweep_step, st->argmax).x);
-        else
-            printf(" %*.1f", w, st->mean);
+    size_t n = 0;
+    *text = calloc(s->nwin ? s->nwin : 1, 24);
+    *labels = calloc(s->nwin ? s->nwin : 1, sizeof **labels);
+    for (size_t w = 0; *text != NULL && *labels != NULL && w < s->nwin; w++) {
+        if (!sweep_table_row(w, s->nwin))
+            continue;
+        window_label(s, w, *text + 24 * n, 24);
+        (*labels)[n] = *text + 24 * n;
+        n++;
     }
-    printf("\n");
+    return n;
 }
 
-static void print_curves(const sweep_bench *s)
+static void window_row(table *t, const sweep_bench *s, size_t i, size_t w)
+{
+    const sweep_row *row = &s->rows[i];
+    const sweep_cell *c = &row->cells[w];
+    const sweep_point *pt = row->id.peer == NULL ? first_point(row, s->b.o->runs, w) : NULL;
+    char x[24];
+    window_label(s, w, x, sizeof x);
+    table_row(t);
+    table_u64(t, i);
+    table_str(t, sweep_table_row(w, s->nwin) ? x : NULL);
+    table_num(t, c->median);
+    table_num(t, c->min);
+    table_u64(t, c->clean_runs);
+    table_u64(t, c->refused);
+    table_u64(t, c->refused_runs);
+    for (int k = 0; k < 3; k++) {
+        if (pt == NULL)
+            table_null(t);
+        else
+            table_u64(t, k == 0 ? pt->used : k == 1 ? pt->free_ : pt->largest);
+    }
+}
+
+static void window_table(table *t, const sweep_bench *s)
+{
+    table_init(t, window_cols, W_N);
+    for (size_t i = 0; i < s->nrows; i++)
+        for (size_t w = 0; !s->rows[i].id.missing && w < s->nwin; w++)
+            window_row(t, s, i, w);
+}
+
+/* The allocators' names, the pivots' heads; rtm_only leaves the peers out.
+ * NULL without memory. */
+static const char **heads_of(const sweep_bench *s, int rtm_only)
+{
+    const char **h = calloc(s->nrows ? s->nrows : 1, sizeof *h);
+    for (size_t i = 0; h != NULL && i < s->nrows; i++)
+        h[i] = rtm_only && s->rows[i].id.peer != NULL ? NULL : s->rows[i].id.name;
+    return h;
+}
+
+static uint64_t u64_at(const table *t, size_t row, size_t col)
+{
+    const table_cell *c = table_at(t, row, col);
+    return c != NULL && c->kind == TABLE_U64 ? c->v.u64 : 0;
+}
+
+/* A curve cell: R when a round refused, - with no clean round. */
+static void curve_cell(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    (void)ctx;
+    const table_cell *c = table_at(t, row, col);
+    if (u64_at(t, row, W_REFUSED_RUNS) != 0)
+        snprintf(buf, n, "R");
+    else if (u64_at(t, row, W_CLEAN) == 0 || c->kind != TABLE_NUM)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%.1f", c->v.num);
+}
+
+/* A line under the curves, from the allocator table: the median curve's
+ * max, its x and mean ("-" when nothing was plotted), the marked count. */
+static void stat_cell(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    (void)ctx;
+    const table_cell *c = table_at(t, row, col);
+    if (col == A_MARKED)
+        snprintf(buf, n, "%llu", (unsigned long long)c->v.u64);
+    else if (u64_at(t, row, A_PLOTTED) == 0 || c->kind == TABLE_NULL)
+        snprintf(buf, n, "-");
+    else if (c->kind == TABLE_U64)
+        snprintf(buf, n, "%llu", (unsigned long long)c->v.u64);
+    else
+        snprintf(buf, n, "%.1f", c->v.num);
+}
+
+/* An rtm heap's used / free KiB with the slots full (first round). */
+static void heap_cell(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    (void)col;
+    (void)ctx;
+    if (table_at(t, row, W_USED)->kind != TABLE_U64)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%8llu/%-8llu", (unsigned long long)(u64_at(t, row, W_USED) / 1024u),
+                 (unsigned long long)(u64_at(t, row, W_FREE) / 1024u));
+}
+
+/* The compact text's windows x allocators: column `value` of the window
+ * table, a column per head `width` wide. */
+static void print_windows(const sweep_bench *s, const table *win, const char **heads, int width,
+                          size_t value, table_pivot_cell_fn cell, const char *absent)
+{
+    char *text;
+    const char **labels;
+    size_t nlabels = shown_labels(s, &text, &labels);
+    table_pivot p = {.corner = "x",
+                     .label_width = -7,
+                     .width = width,
+                     .heads = heads,
+                     .nheads = s->nrows,
+                     .col_key = W_HEAD,
+                     .row_key = W_X,
+                     .value = value,
+                     .cell = cell,
+                     .absent = absent,
+                     .labels = labels,
+                     .nlabels = nlabels};
+    table_pivot_print(stdout, win, &p);
+    free(text);
+    free(labels);
+}
+
+static void print_curves(const sweep_bench *s, const table *win, const char **heads)
 {
     size_t shown = 0;
     for (size_t w = 0; w < s->nwin; w++)
@@ -251,64 +399,39 @@ static void print_curves(const sweep_bench *s)
     printf("\nns per free+alloc pair, median over clean rounds (%zu of %zu windows shown; all "
            "windows and the min in --json)\n",
            shown, s->nwin);
-    printf("%-7s", "x");
-    for (size_t i = 0; i < s->nrows; i++)
-        printf(" %*s", col_width(&s->rows[i]), s->rows[i].id.name);
-    printf("\n");
-    for (size_t w = 0; w < s->nwin; w++) {
-        if (!sweep_table_row(w, s->nwin))
-            continue;
-        printf("%-7llu", (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x);
-        for (size_t i = 0; i < s->nrows; i++)
-            print_cell(&s->rows[i], &s->rows[i].cells[w]);
-        printf("\n");
-    }
+    print_windows(s, win, heads, 9, W_MEDIAN, curve_cell, "n/i");
     printf("over all %zu windows:\n", s->nwin);
-    print_stat_line(s, "max", 0);
-    print_stat_line(s, "at x", 1);
-    print_stat_line(s, "mean", 2);
-    print_stat_line(s, "marked", 3);
+    table alloc;
+    allocator_table(&alloc, s);
+    table_pivot p = {.label_width = -7,
+                     .width = 9,
+                     .heads = heads,
+                     .nheads = s->nrows,
+                     .col_key = A_HEAD,
+                     .cell = stat_cell,
+                     .absent = "-"};
+    table_pivot_print_line(stdout, &alloc, &p, "max", A_MAX);
+    table_pivot_print_line(stdout, &alloc, &p, "at x", A_MAX_X);
+    table_pivot_print_line(stdout, &alloc, &p, "mean", A_MEAN);
+    table_pivot_print_line(stdout, &alloc, &p, "marked", A_MARKED);
+    table_free(&alloc);
     printf("R: allocations refused in that window (counts below and in --json): no time is "
            "shown for it,\nand max and mean leave it out; -: no clean round; n/i: not "
            "installed\n");
 }
 
-static int any_rtm(const sweep_bench *s)
+static void print_heaps(const sweep_bench *s, const table *win)
 {
-    for (size_t i = 0; i < s->nrows; i++)
-        if (s->rows[i].id.peer == NULL)
-            return 1;
-    return 0;
-}
-
-static void print_heaps(const sweep_bench *s)
-{
-    if (!any_rtm(s))
-        return;
-    printf("\nrtm heaps with the slots full after the timed replacements (first round): used "
-           "KiB / free KiB\n%-7s",
-           "x");
-    for (size_t i = 0; i < s->nrows; i++)
-        if (s->rows[i].id.peer == NULL)
-            printf(" %17s", s->rows[i].id.name);
-    printf("\n");
-    for (size_t w = 0; w < s->nwin; w++) {
-        if (!sweep_table_row(w, s->nwin))
-            continue;
-        printf("%-7llu", (unsigned long long)sweep_window_at(s->b.o->sweep_step, w).x);
-        for (size_t i = 0; i < s->nrows; i++) {
-            const sweep_row *row = &s->rows[i];
-            if (row->id.peer != NULL)
-                continue;
-            const sweep_point *pt = first_point(row, s->b.o->runs, w);
-            if (pt == NULL)
-                printf(" %17s", "-");
-            else
-                printf(" %8llu/%-8llu", (unsigned long long)(pt->used / 1024u),
-                       (unsigned long long)(pt->free_ / 1024u));
-        }
-        printf("\n");
+    const char **heads = heads_of(s, 1);
+    size_t any = 0;
+    for (size_t i = 0; heads != NULL && i < s->nrows; i++)
+        any += heads[i] != NULL;
+    if (any != 0) {
+        printf("\nrtm heaps with the slots full after the timed replacements (first round): used "
+               "KiB / free KiB\n");
+        print_windows(s, win, heads, 17, W_USED, heap_cell, "-");
     }
+    free(heads);
 }
 
 /* Lists the marked windows of a row (up to a few) with their counts. */
@@ -360,8 +483,14 @@ void sweep_print(const sweep_bench *s)
 {
     print_header(s);
     print_allocators(s);
-    print_curves(s);
-    print_heaps(s);
+    table win;
+    window_table(&win, s);
+    const char **heads = heads_of(s, 0);
+    if (heads != NULL)
+        print_curves(s, &win, heads);
+    free(heads);
+    print_heaps(s, &win);
+    table_free(&win);
     print_problems(s);
     fflush(stdout);
 }
@@ -407,63 +536,6 @@ static void json_windows(json *j, const sweep_bench *s)
     json_obj_end(j);
 }
 
-/* One per-window array of the row: which selects the value. */
-enum col { C_MEDIAN, C_MIN, C_CLEAN, C_REFUSED, C_REFUSED_RUNS, C_USED, C_FREE, C_LARGEST };
-
-static void json_column(json *j, const sweep_bench *s, const sweep_row *row, const char *key,
-                        enum col which)
-{
-    if (which >= C_USED && row->id.peer != NULL) {
-        json_null(j, key);
-        return;
-    }
-    json_arr_inline(j, key);
-    for (size_t w = 0; w < s->nwin; w++) {
-        const sweep_cell *c = &row->cells[w];
-        const sweep_point *pt = which >= C_USED ? first_point(row, s->b.o->runs, w) : NULL;
-        switch (which) {
-        case C_MEDIAN:
-            json_num(j, NULL, c->median);
-            break;
-        case C_MIN:
-            json_num(j, NULL, c->min);
-            break;
-        case C_CLEAN:
-            json_u64(j, NULL, c->clean_runs);
-            break;
-        case C_REFUSED:
-            json_u64(j, NULL, c->refused);
-            break;
-        case C_REFUSED_RUNS:
-            json_u64(j, NULL, c->refused_runs);
-            break;
-        default:
-            if (pt == NULL)
-                json_null(j, NULL);
-            else
-                json_u64(j, NULL,
-                         which == C_USED   ? pt->used
-                         : which == C_FREE ? pt->free_
-                                           : pt->largest);
-        }
-    }
-    json_arr_end(j);
-}
-
-static void json_curve_stats(json *j, const char *key, const sweep_bench *s,
-                             const sweep_curve_stats *st)
-{
-    json_obj(j, key);
-    json_num(j, "max", st->max);
-    if (st->plotted != 0)
-        json_u64(j, "max_x", sweep_window_at(s->b.o->sweep_step, st->argmax).x);
-    else
-        json_null(j, "max_x");
-    json_num(j, "mean", st->mean);
-    json_u64(j, "plotted", st->plotted);
-    json_obj_end(j);
-}
-
 static void json_runs(json *j, const sweep_bench *s, const sweep_row *row)
 {
     json_arr(j, "runs");
@@ -485,28 +557,33 @@ static void json_runs(json *j, const sweep_bench *s, const sweep_row *row)
     json_arr_end(j);
 }
 
-/* What a row holds beyond its table columns: the curves, the runs. */
+typedef struct sweep_json {
+    const sweep_bench *s;
+    table win;
+} sweep_json;
+
+/* What a row holds beyond its table columns: the curve (the window
+ * table's columns as arrays; the heap figures null for a peer), the runs. */
 static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    const sweep_bench *s = ctx;
-    const sweep_row *row = &s->rows[i];
-    json_curve_stats(j, "median_curve", s, &row->med);
-    json_curve_stats(j, "min_curve", s, &row->min);
+    const sweep_json *c = ctx;
+    const sweep_row *row = &c->s->rows[i];
+    table_pivot p = {0};
+    p.nheads = c->s->nrows;
+    p.col_key = W_HEAD;
     if (row->id.missing) {
         json_null(j, "curve");
     } else {
         json_obj(j, "curve");
-        json_column(j, s, row, "ns_per_pair_median", C_MEDIAN);
-        json_column(j, s, row, "ns_per_pair_min", C_MIN);
-        json_column(j, s, row, "clean_runs", C_CLEAN);
-        json_column(j, s, row, "refused", C_REFUSED);
-        json_column(j, s, row, "refused_runs", C_REFUSED_RUNS);
-        json_column(j, s, row, "used_bytes", C_USED);
-        json_column(j, s, row, "free_bytes", C_FREE);
-        json_column(j, s, row, "largest_free", C_LARGEST);
+        for (size_t k = W_MEDIAN; k < W_N; k++) {
+            if (k >= W_USED && row->id.peer != NULL)
+                json_null(j, window_cols[k].key);
+            else
+                table_pivot_json_column(j, window_cols[k].key, &c->win, &p, i, k);
+        }
         json_obj_end(j);
     }
-    json_runs(j, s, row);
+    json_runs(j, c->s, row);
 }
 
 int sweep_write_json(const sweep_bench *s, const char *path)
@@ -523,8 +600,12 @@ int sweep_write_json(const sweep_bench *s, const char *path)
     json_params(&j, s);
     json_windows(&j, s);
     table t;
+    sweep_json c = {s, {0}};
     allocator_table(&t, s);
-    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)s);
+    window_table(&c.win, s);
+    int bad = table_json(&j, "allocators", &t, json_row_extra, &c);
+    bad |= !table_ok(&c.win);
+    table_free(&c.win);
     table_free(&t);
     return json_close(&j) != 0 || bad ? -1 : 0;
 }

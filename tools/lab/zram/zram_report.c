@@ -10,6 +10,9 @@
  * zram case alone. JSON has every point as parallel arrays per allocator, so
  * the report draws the two figures (time vs x, efficiency vs x) with one
  * plot() per allocator. A marked point never has a time (null; "R" in text).
+ * Both come from tables filled once (a row per allocator and band, and per
+ * allocator and point): JSON from table.h, the text band x allocator from
+ * table_pivot.h.
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +21,7 @@
 
 #include "common/json.h"
 #include "common/table.h"
+#include "common/table_pivot.h"
 #include "common/summary.h"
 #include "zram/zram.h"
 
@@ -234,56 +238,201 @@ static void band_label(size_t band, char *buf, size_t n)
         snprintf(buf, n, "%u-%u", zram_xband_lo[band], zram_xband_lo[band + 1u] - 1u);
 }
 
-/* One text cell: which 0 time, 1 efficiency. */
-static void print_cell(const zram_row *row, double ns, double eff, size_t marked, size_t windows,
-                       int which)
-{
-    char buf[32];
-    if (row->missing)
-        snprintf(buf, sizeof buf, "n/i");
-    else if (which == 0 && marked != 0)
-        snprintf(buf, sizeof buf, "%sR%zu/%zu", isfinite(ns) ? "" : "", marked, windows);
-    else if (which == 0)
-        snprintf(buf, sizeof buf, isfinite(ns) ? "%.1f" : "-", ns);
-    else
-        snprintf(buf, sizeof buf, isfinite(eff) ? "%.1f%%" : "-", eff * 100.0);
-    if (which == 0 && marked != 0 && isfinite(ns)) /* some windows clean: their mean too */
-        snprintf(buf, sizeof buf, "%.0f R%zu/%zu", ns, marked, windows);
-    printf(" %12s", buf);
-}
+/* --- the band tables: text and JSON from one fill ------------------------- */
 
-static void print_table(const zram_bench *s, int which)
+/* A row per allocator and x band that has windows, in the JSON's key order
+ * (an allocator's "bands"); the text pivots them, a line per band and a
+ * column per allocator (table_pivot.h). */
+enum { B_HEAD, B_LABEL, B_WINDOWS = 4, B_MARKED, B_NS, B_EFF };
+static const table_col band_cols[] = {
+    TABLE_PIVOT_KEY, /* the allocator's index */
+    TABLE_PIVOT_KEY, /* the band's text */
+    TABLE_JSON_ONLY("x_lo"),
+    TABLE_JSON_ONLY("x_hi"),
+    TABLE_JSON_ONLY("windows"),
+    TABLE_JSON_ONLY("marked"),
+    TABLE_JSON_ONLY("ns_per_pair_mean"),
+    TABLE_JSON_ONLY("efficiency_mean"),
+};
+
+/* The points: a row per allocator and window (an allocator's
+ * "points.windows", each column one array over the windows) and, in a
+ * table of their own with the same columns, a row per allocator for the
+ * zram case ("points.zram_case"; the text's last line of the band tables).
+ * A missing allocator has no rows (its points are null). */
+enum { Z_HEAD, Z_LABEL, Z_MEDIAN, Z_REFUSED_RUNS = 6, Z_EFF, Z_N = 10 };
+static const table_col point_cols[] = {
+    TABLE_PIVOT_KEY, /* the allocator's index */
+    TABLE_PIVOT_KEY, /* "zram case"; null for a window (no text row) */
+    TABLE_JSON_ONLY("ns_per_pair_median"),
+    TABLE_JSON_ONLY("ns_per_pair_min"),
+    TABLE_JSON_ONLY("clean_runs"),
+    TABLE_JSON_ONLY("refused"),
+    TABLE_JSON_ONLY("refused_runs"),
+    TABLE_JSON_ONLY("efficiency"),
+    TABLE_JSON_ONLY("stored_bytes"),
+    TABLE_JSON_ONLY("held_bytes"),
+};
+
+typedef struct zram_tables {
+    const zram_bench *s;
+    table bands, windows, cases;
+} zram_tables;
+
+static void fill_bands(table *t, const zram_bench *s, size_t i)
 {
-    printf("\n%s\n%-12s",
-           which == 0 ? "ns per free+alloc pair: mean over the band's windows of the median "
-                        "over rounds (R m/n: m of n windows refused allocations, left out)"
-                      : "memory efficiency, bytes stored / bytes held, slots full: mean "
-                        "over the band's windows",
-           "x band");
-    for (size_t i = 0; i < s->nrows; i++)
-        printf(" %12s", s->rows[i].name);
-    printf("\n");
-    for (size_t band = 0; band < ZRAM_XBANDS; band++) {
+    for (size_t band = 0; band < ZRAM_XBANDS && !s->rows[i].missing; band++) {
+        band_stat b = band_of(s, &s->rows[i], band);
+        if (b.windows == 0)
+            continue;
         char label[32];
         band_label(band, label, sizeof label);
-        int any = 0;
-        for (size_t i = 0; i < s->nwin && !any; i++)
-            any = zram_xband_of(sweep_window_at(s->o->sweep_step, i).x) == band;
-        if (!any)
-            continue;
-        printf("%-12s", label);
-        for (size_t i = 0; i < s->nrows; i++) {
-            band_stat b = band_of(s, &s->rows[i], band);
-            print_cell(&s->rows[i], b.ns, b.eff, b.marked, b.windows, which);
-        }
-        printf("\n");
+        table_row(t);
+        table_u64(t, i);
+        table_str(t, label);
+        table_u64(t, zram_xband_lo[band]);
+        if (band + 1u == ZRAM_XBANDS)
+            table_null(t);
+        else
+            table_u64(t, zram_xband_lo[band + 1u]);
+        table_u64(t, b.windows);
+        table_u64(t, b.marked);
+        table_num(t, b.ns);
+        table_num(t, b.eff);
     }
-    printf("%-12s", "zram case");
+}
+
+/* Point k (a window, or the zram case k == nwin) of allocator i. */
+static void fill_point(table *t, const zram_bench *s, size_t i, size_t k, const char *label)
+{
+    const zram_cell *c = &s->rows[i].cells[k];
+    table_row(t);
+    table_u64(t, i);
+    table_str(t, label);
+    table_num(t, c->t.median);
+    table_num(t, c->t.min);
+    table_u64(t, c->t.clean_runs);
+    table_u64(t, c->t.refused);
+    table_u64(t, c->t.refused_runs);
+    table_num(t, c->efficiency);
+    table_u64(t, c->stored);
+    table_u64(t, c->held);
+}
+
+static void zram_tables_fill(zram_tables *z, const zram_bench *s)
+{
+    z->s = s;
+    table_init(&z->bands, band_cols, sizeof band_cols / sizeof band_cols[0]);
+    table_init(&z->windows, point_cols, Z_N);
+    table_init(&z->cases, point_cols, Z_N);
     for (size_t i = 0; i < s->nrows; i++) {
-        const zram_cell *c = &s->rows[i].cells[s->nwin];
-        print_cell(&s->rows[i], c->t.median, c->efficiency, c->t.refused_runs != 0, 1, which);
+        fill_bands(&z->bands, s, i);
+        for (size_t w = 0; !s->rows[i].missing && w <= s->nwin; w++)
+            fill_point(w < s->nwin ? &z->windows : &z->cases, s, i, w,
+                       w < s->nwin ? NULL : "zram case");
     }
-    printf("\n");
+}
+
+static void zram_tables_free(zram_tables *z)
+{
+    table_free(&z->bands);
+    table_free(&z->windows);
+    table_free(&z->cases);
+}
+
+static double num_at(const table *t, size_t row, size_t col)
+{
+    const table_cell *c = table_at(t, row, col);
+    return c != NULL && c->kind == TABLE_NUM ? c->v.num : NAN;
+}
+
+static uint64_t u64_at(const table *t, size_t row, size_t col)
+{
+    const table_cell *c = table_at(t, row, col);
+    return c != NULL && c->kind == TABLE_U64 ? c->v.u64 : 0;
+}
+
+/* A time cell: the mean of the clean windows, and "R m/n" when m of the n
+ * windows refused (their times left out). */
+static void time_text(char *buf, size_t n, double ns, uint64_t marked, uint64_t windows)
+{
+    if (marked != 0 && isfinite(ns)) /* some windows clean: their mean too */
+        snprintf(buf, n, "%.0f R%llu/%llu", ns, (unsigned long long)marked,
+                 (unsigned long long)windows);
+    else if (marked != 0)
+        snprintf(buf, n, "R%llu/%llu", (unsigned long long)marked, (unsigned long long)windows);
+    else
+        snprintf(buf, n, isfinite(ns) ? "%.1f" : "-", ns);
+}
+
+static void band_time(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    (void)col;
+    (void)ctx;
+    time_text(buf, n, num_at(t, row, B_NS), u64_at(t, row, B_MARKED), u64_at(t, row, B_WINDOWS));
+}
+
+static void case_time(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    (void)col;
+    (void)ctx;
+    time_text(buf, n, num_at(t, row, Z_MEDIAN), u64_at(t, row, Z_REFUSED_RUNS) != 0, 1);
+}
+
+/* An efficiency cell, in percent (B_EFF and Z_EFF are the same column). */
+static void eff_text(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    (void)ctx;
+    double eff = num_at(t, row, col);
+    snprintf(buf, n, isfinite(eff) ? "%.1f%%" : "-", eff * 100.0);
+}
+
+static void print_table(const zram_tables *z, int which)
+{
+    const zram_bench *s = z->s;
+    const char **heads = calloc(s->nrows ? s->nrows : 1, sizeof *heads);
+    if (heads == NULL)
+        return;
+    for (size_t i = 0; i < s->nrows; i++)
+        heads[i] = s->rows[i].name;
+    /* The bands with windows, each a line even if no allocator has rows. */
+    char text[ZRAM_XBANDS][32];
+    const char *labels[ZRAM_XBANDS];
+    size_t nlabels = 0;
+    for (size_t band = 0; band < ZRAM_XBANDS; band++) {
+        int any = 0;
+        for (size_t w = 0; w < s->nwin && !any; w++)
+            any = zram_xband_of(sweep_window_at(s->o->sweep_step, w).x) == band;
+        if (any) {
+            band_label(band, text[nlabels], sizeof text[nlabels]);
+            labels[nlabels] = text[nlabels];
+            nlabels++;
+        }
+    }
+    static const char *const zram_case[] = {"zram case"};
+    table_pivot p = {.corner = "x band",
+                     .label_width = -12,
+                     .width = 12,
+                     .heads = heads,
+                     .nheads = s->nrows,
+                     .col_key = B_HEAD,
+                     .row_key = B_LABEL,
+                     .value = B_EFF,
+                     .cell = which == 0 ? band_time : eff_text,
+                     .absent = "n/i",
+                     .labels = labels,
+                     .nlabels = nlabels};
+    printf("\n%s\n", which == 0 ? "ns per free+alloc pair: mean over the band's windows of the "
+                                  "median over rounds (R m/n: m of n windows refused "
+                                  "allocations, left out)"
+                                : "memory efficiency, bytes stored / bytes held, slots full: mean "
+                                  "over the band's windows");
+    table_pivot_print(stdout, &z->bands, &p);
+    p.cell = which == 0 ? case_time : eff_text;
+    p.labels = zram_case;
+    p.nlabels = 1;
+    table_pivot_print_rows(stdout, &z->cases, &p);
+    free(heads);
 }
 
 static void print_problems(const zram_bench *s)
@@ -310,8 +459,11 @@ void zram_print(const zram_bench *s)
 {
     print_header(s);
     print_allocators(s);
-    print_table(s, 0);
-    print_table(s, 1);
+    zram_tables z;
+    zram_tables_fill(&z, s);
+    print_table(&z, 0);
+    print_table(&z, 1);
+    zram_tables_free(&z);
     print_problems(s);
     fflush(stdout);
 }
@@ -374,65 +526,35 @@ static void json_windows(json *j, const zram_bench *s)
     json_obj_end(j);
 }
 
-/* The values of one cell, by column: a table over the repeated switch. */
-enum col { C_MEDIAN, C_MIN, C_CLEAN, C_REFUSED, C_REFUSED_RUNS, C_EFF, C_STORED, C_HELD, C_N };
-static const char *const col_key[C_N] = {
-    "ns_per_pair_median", "ns_per_pair_min", "clean_runs",   "refused",
-    "refused_runs",       "efficiency",      "stored_bytes", "held_bytes"};
-
-/* Numbers (NAN -> null) in the time and efficiency columns, counts else. */
-static const unsigned char col_is_num[C_N] = {1, 1, 0, 0, 0, 1, 0, 0};
-
-static void json_value(json *j, const char *key, const zram_cell *c, enum col which)
+/* The rows of table t whose head (column 0) is allocator i: each one's
+ * JSON members in an object, in an array (key) or, one row, in an
+ * object (key). */
+static void head_rows_json(json *j, const char *key, const table *t, size_t i, int array)
 {
-    const double dbl[C_N] = {c->t.median, c->t.min, 0, 0, 0, c->efficiency, 0, 0};
-    const uint64_t u[C_N] = {0, 0,         c->t.clean_runs, c->t.refused, c->t.refused_runs,
-                             0, c->stored, c->held};
-    size_t k = (size_t)which;
-    if (k >= C_N)
-        return;
-    if (col_is_num[k])
-        json_num(j, key, dbl[k]);
-    else
-        json_u64(j, key, u[k]);
-}
-
-static void json_curve(json *j, const zram_bench *s, const zram_row *row)
-{
-    json_obj(j, "windows");
-    for (int k = 0; k < C_N; k++) {
-        json_arr_inline(j, col_key[k]);
-        for (size_t w = 0; w < s->nwin; w++)
-            json_value(j, NULL, &row->cells[w], (enum col)k);
-        json_arr_end(j);
-    }
-    json_obj_end(j);
-    json_obj(j, "zram_case");
-    for (int k = 0; k < C_N; k++)
-        json_value(j, col_key[k], &row->cells[s->nwin], (enum col)k);
-    json_obj_end(j);
-}
-
-static void json_bands(json *j, const zram_bench *s, const zram_row *row)
-{
-    json_arr(j, "bands");
-    for (size_t band = 0; band < ZRAM_XBANDS && !row->missing; band++) {
-        band_stat b = band_of(s, row, band);
-        if (b.windows == 0)
+    if (array)
+        json_arr(j, key);
+    for (size_t r = 0; r < t->nrows; r++) {
+        if (u64_at(t, r, 0) != i)
             continue;
-        json_obj(j, NULL);
-        json_u64(j, "x_lo", zram_xband_lo[band]);
-        if (band + 1u == ZRAM_XBANDS)
-            json_null(j, "x_hi");
-        else
-            json_u64(j, "x_hi", zram_xband_lo[band + 1u]);
-        json_u64(j, "windows", b.windows);
-        json_u64(j, "marked", b.marked);
-        json_num(j, "ns_per_pair_mean", b.ns);
-        json_num(j, "efficiency_mean", b.eff);
+        json_obj(j, array ? NULL : key);
+        table_json_cells(j, t, r);
         json_obj_end(j);
     }
-    json_arr_end(j);
+    if (array)
+        json_arr_end(j);
+}
+
+static void json_curve(json *j, const zram_tables *z, size_t i)
+{
+    const zram_bench *s = z->s;
+    table_pivot p = {0};
+    p.nheads = s->nrows;
+    p.col_key = Z_HEAD;
+    json_obj(j, "windows");
+    for (size_t k = Z_MEDIAN; k < Z_N; k++)
+        table_pivot_json_column(j, point_cols[k].key, &z->windows, &p, i, k);
+    json_obj_end(j);
+    head_rows_json(j, "zram_case", &z->cases, i, 0);
 }
 
 static void json_runs(json *j, const zram_bench *s, const zram_row *row)
@@ -456,17 +578,17 @@ static void json_runs(json *j, const zram_bench *s, const zram_row *row)
  * runs. */
 static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    const zram_bench *s = ctx;
-    const zram_row *row = &s->rows[i];
+    const zram_tables *z = ctx;
+    const zram_row *row = &z->s->rows[i];
     if (row->missing) {
         json_null(j, "points");
     } else {
         json_obj(j, "points");
-        json_curve(j, s, row);
+        json_curve(j, z, i);
         json_obj_end(j);
     }
-    json_bands(j, s, row);
-    json_runs(j, s, row);
+    head_rows_json(j, "bands", &z->bands, i, 1);
+    json_runs(j, z->s, row);
 }
 
 int zram_write_json(const zram_bench *s, const char *path)
@@ -483,8 +605,12 @@ int zram_write_json(const zram_bench *s, const char *path)
     json_dist(&j);
     json_windows(&j, s);
     table t;
+    zram_tables z;
     allocator_table(&t, s);
-    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)s);
+    zram_tables_fill(&z, s);
+    int bad = table_json(&j, "allocators", &t, json_row_extra, &z);
+    bad |= !table_ok(&z.bands) || !table_ok(&z.windows) || !table_ok(&z.cases);
+    zram_tables_free(&z);
     table_free(&t);
     return json_close(&j) != 0 || bad ? -1 : 0;
 }
