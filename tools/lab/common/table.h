@@ -14,6 +14,12 @@
  * name, e.g. "latency_ns": {"p50": ...}). A column with no key is derived
  * for reading (text only), one with no header is JSON only.
  *
+ * The text may show the columns in another order than the JSON keys
+ * (table_text_order: the headers in the order the text shows them; a
+ * joined column stays with the one it joins). A group flagged
+ * TABLE_NULL_GROUP is written as `group: null` when all its cells are null
+ * (a summary of no runs), rather than as an object of nulls.
+ *
  * A row may carry a note (table_note): its text then shows the label
  * columns (TABLE_LABEL) and the note instead of the other cells, as a row
  * that was not measured says why; its JSON is unchanged.
@@ -62,6 +68,8 @@ typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
 #define TABLE_OF    8u /* text: the same, joined as a count of, "a/b" */
 #define TABLE_OPTIONAL                                                                             \
     16u /* JSON: left out when null (a group: when all its cells are), rather than null */
+#define TABLE_NULL_GROUP                                                                           \
+    32u /* JSON: the group is null as a whole when all its cells are (set on all of them) */
 
 typedef struct table_col {
     const char *key;    /* JSON key; NULL: text only */
@@ -70,7 +78,7 @@ typedef struct table_col {
     int prec;           /* text digits after the point; integers: 0 */
     double div;         /* text shows value / div (0: 1; integers with prec 0: whole division) */
     const char *unit;   /* appended to the text ("k", "%"), or NULL */
-    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, TABLE_RANGE, TABLE_OF, TABLE_OPTIONAL */
+    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, ..., TABLE_OPTIONAL, TABLE_NULL_GROUP */
     const char *group;  /* JSON: nested in an object of this key with its neighbours */
     table_text_fn text; /* the text of a cell (null too) instead of the above, or NULL */
 } table_col;
@@ -88,11 +96,13 @@ typedef struct table_col {
 typedef struct table {
     const table_col *cols;
     size_t ncols;
-    const char *indent; /* text: before every line ("" by default) */
-    size_t nrows, cap;  /* rows filled, rows allocated */
-    size_t next;        /* cells filled in the last row */
-    table_cell *cells;  /* nrows x ncols */
-    char **notes;       /* per row, or NULL */
+    const char *indent;            /* text: before every line ("" by default) */
+    const char *const *text_order; /* text: headers in shown order, or NULL (table_text_order) */
+    size_t ntext_order;
+    size_t nrows, cap; /* rows filled, rows allocated */
+    size_t next;       /* cells filled in the last row */
+    table_cell *cells; /* nrows x ncols */
+    char **notes;      /* per row, or NULL */
     int bad;
 } table;
 
@@ -111,6 +121,13 @@ int table_null(table *t);
 /* The current row's note (text only; "" shows the labels alone, NULL
  * clears it). 0 or -1. */
 int table_note(table *t, const char *note);
+
+/* The text shows the columns with these headers in this order (each
+ * joined column after the one it joins), instead of column order; heads
+ * is kept, not copied. Every column with a header must be listed once:
+ * otherwise the text renders nothing and returns -1 (the JSON is not
+ * affected). */
+void table_text_order(table *t, const char *const *heads, size_t n);
 
 /* 1 when the table is complete and good. */
 int table_ok(const table *t);

@@ -2,7 +2,8 @@
 /*
  * table_test.c -- unit tests of the lab's output tables (common/table.h):
  * every cell kind in text and in JSON, null and NaN, a column's own text,
- * joined columns and JSON groups, a row's note, and the errors (a cell
+ * joined columns and JSON groups, a row's note, a text order other than
+ * the JSON's, a group null as a whole, and the errors (a cell
  * before any row, too many cells, a short row) that must make the table
  * bad -- no text, null in JSON, -1 -- rather than shift or crash.
  *
@@ -224,6 +225,64 @@ static void test_optional(void)
                 "      \"x\": 3,\n      \"y\": null\n    },\n    \"z\": 4\n  }\n]\n}\n");
 }
 
+/* A text order other than the JSON's (a joined column following the one
+ * it joins), and a group written as null when all its cells are. */
+static void test_order(void)
+{
+    static const table_col cols2[] = {
+        {"n", "n", 2, 0, 0, NULL, 0, NULL, NULL},
+        {"clean", "clean", 5, 0, 0, NULL, 0, NULL, NULL},
+        {NULL, NULL, 0, 0, 0, NULL, TABLE_OF, NULL, NULL},
+        {"min", "min", 4, 0, 0, NULL, TABLE_NULL_GROUP, "ms", NULL},
+        {"median", "med", 4, 0, 0, NULL, TABLE_NULL_GROUP, "ms", NULL},
+        {"max", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, "ms", NULL},
+    };
+    static const char *const order[] = {"n", "med", "min", "clean"};
+    table t;
+    table_init(&t, cols2, 6);
+    table_text_order(&t, order, 4);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 1) == 0 && table_u64(&t, 2) == 0);
+    CHECK(table_u64(&t, 3) == 0 && table_u64(&t, 4) == 0 && table_u64(&t, 5) == 0);
+    CHECK(table_u64(&t, 6) == 0);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 2) == 0 && table_u64(&t, 0) == 0);
+    CHECK(table_u64(&t, 3) == 0 && table_null(&t) == 0 && table_null(&t) == 0);
+    CHECK(table_null(&t) == 0);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 3) == 0 && table_u64(&t, 1) == 0);
+    CHECK(table_u64(&t, 3) == 0 && table_null(&t) == 0 && table_u64(&t, 7) == 0);
+    CHECK(table_null(&t) == 0); /* one cell not null: an object with nulls */
+    FILE *f = tmpfile();
+    char buf[1024];
+    CHECK(table_print(f, &t) == 0);
+    expect_text("order text", contents(f, buf, sizeof buf),
+                " n  med  min clean\n"
+                " 1    5    4   2/3\n"
+                " 2    -    -   0/3\n"
+                " 3    7    -   1/3\n");
+    fclose(f);
+
+    static const char *const missing[] = {"n", "med", "clean"};
+    static const char *const twice[] = {"n", "med", "min", "min"};
+    static const char *const unknown[] = {"n", "med", "min", "mean"};
+    const char *const *bad[] = {missing, twice, unknown};
+    size_t nbad[] = {3, 4, 4};
+    for (size_t i = 0; i < 3; i++) {
+        table_text_order(&t, bad[i], nbad[i]);
+        f = tmpfile();
+        CHECK(table_print(f, &t) == -1);
+        CHECK(table_print_row(f, &t, 0) == -1);
+        CHECK(strcmp(contents(f, buf, sizeof buf), "") == 0);
+        fclose(f);
+    }
+    expect_text("null group", json_of(&t, 0, buf, sizeof buf),
+                "{\n\"rows\": [\n"
+                "  {\n    \"n\": 1,\n    \"clean\": 2,\n    \"ms\": {\n"
+                "      \"min\": 4,\n      \"median\": 5,\n      \"max\": 6\n    }\n  },\n"
+                "  {\n    \"n\": 2,\n    \"clean\": 0,\n    \"ms\": null\n  },\n"
+                "  {\n    \"n\": 3,\n    \"clean\": 1,\n    \"ms\": {\n"
+                "      \"min\": null,\n      \"median\": 7,\n      \"max\": null\n    }\n  }\n"
+                "]\n}\n");
+}
+
 /* A bad table: every render refuses, and JSON stays well-formed. */
 static void expect_bad(table *t, const char *what)
 {
@@ -298,6 +357,7 @@ int main(void)
     test_text();
     test_json();
     test_optional();
+    test_order();
     test_errors();
     if (failures != 0) {
         fprintf(stderr, "table_test: %d failures\n", failures);
