@@ -176,12 +176,14 @@ static const char *join_text(const table_col *c)
 }
 static int shown(const table_col *c) { return c->head != NULL || joined(c); }
 
-static void cell_text(const table_col *col, const table_cell *c, char *buf, size_t n)
+/* The text of cell k of a row (cells: the row's first). */
+static void cell_text(const table_col *col, const table_cell *cells, size_t k, char *buf, size_t n)
 {
+    const table_cell *c = &cells[k];
     double div = col->div > 0 ? col->div : 1.0;
     const char *unit = col->unit != NULL ? col->unit : "";
     if (col->text != NULL) {
-        col->text(c, buf, n);
+        col->text(col->flags & TABLE_ROW ? cells : c, buf, n);
         return;
     }
     if (c->kind == TABLE_NULL) {
@@ -260,11 +262,12 @@ static void column_text(const table *t, size_t row, size_t k, int heads, char *t
         snprintf(text, n, "%s", c->head != NULL ? c->head : "");
         return;
     }
-    cell_text(c, &t->cells[row * t->ncols + k], text, n);
+    const table_cell *cells = &t->cells[row * t->ncols];
+    cell_text(c, cells, k, text, n);
     for (size_t m = k + 1; m < t->ncols && joined(&t->cols[m]); m++) {
         char more[128];
         size_t used = strlen(text);
-        cell_text(&t->cols[m], &t->cells[row * t->ncols + m], more, sizeof more);
+        cell_text(&t->cols[m], cells, m, more, sizeof more);
         snprintf(text + used, n - used, "%s%s", join_text(&t->cols[m]), more);
     }
 }

@@ -18,7 +18,9 @@
  * (table_text_order: the headers in the order the text shows them; a
  * joined column stays with the one it joins). A group flagged
  * TABLE_NULL_GROUP is written as `group: null` when all its cells are null
- * (a summary of no runs), rather than as an object of nulls.
+ * (a summary of no runs), rather than as an object of nulls. A column's
+ * text function may read the whole row (TABLE_ROW), when its text depends
+ * on another column.
  *
  * A row may carry a note (table_note): its text then shows the label
  * columns (TABLE_LABEL) and the note instead of the other cells, as a row
@@ -58,7 +60,9 @@ typedef struct table_cell {
 } table_cell;
 
 /* A column's own text for a cell, null included (bytes as "64 MiB", ...):
- * writes buf. */
+ * writes buf. With TABLE_ROW, c is the row's first cell instead (c[k] is
+ * column k's), for a text that depends on another column: a flag ("none
+ * <= cap" when capped), or whichever of two keys is not null. */
 typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
 
 /* Column flags. */
@@ -70,6 +74,7 @@ typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
     16u /* JSON: left out when null (a group: when all its cells are), rather than null */
 #define TABLE_NULL_GROUP                                                                           \
     32u /* JSON: the group is null as a whole when all its cells are (set on all of them) */
+#define TABLE_ROW 64u /* text: the column's text function reads the whole row */
 
 typedef struct table_col {
     const char *key;    /* JSON key; NULL: text only */
@@ -78,7 +83,7 @@ typedef struct table_col {
     int prec;           /* text digits after the point; integers: 0 */
     double div;         /* text shows value / div (0: 1; integers with prec 0: whole division) */
     const char *unit;   /* appended to the text ("k", "%"), or NULL */
-    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, ..., TABLE_OPTIONAL, TABLE_NULL_GROUP */
+    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, ..., TABLE_NULL_GROUP, TABLE_ROW */
     const char *group;  /* JSON: nested in an object of this key with its neighbours */
     table_text_fn text; /* the text of a cell (null too) instead of the above, or NULL */
 } table_col;

@@ -3,7 +3,8 @@
  * table_test.c -- unit tests of the lab's output tables (common/table.h):
  * every cell kind in text and in JSON, null and NaN, a column's own text,
  * joined columns and JSON groups, a row's note, a text order other than
- * the JSON's, a group null as a whole, and the errors (a cell
+ * the JSON's, a group null as a whole, a text read from the whole row,
+ * and the errors (a cell
  * before any row, too many cells, a short row) that must make the table
  * bad -- no text, null in JSON, -1 -- rather than shift or crash.
  *
@@ -35,6 +36,18 @@ static void expect_text(const char *what, const char *got, const char *want)
     if (strcmp(got, want) != 0) {
         fprintf(stderr, "%s: got\n[%s]\nwanted\n[%s]\n", what, got, want);
         failures++;
+    }
+}
+
+/* table_print() of t must succeed and write exactly want. */
+static void expect_print(const char *what, const table *t, const char *want)
+{
+    FILE *f = tmpfile();
+    char buf[1024];
+    CHECK(f != NULL && table_print(f, t) == 0);
+    if (f != NULL) {
+        expect_text(what, contents(f, buf, sizeof buf), want);
+        fclose(f);
     }
 }
 
@@ -250,15 +263,13 @@ static void test_order(void)
     CHECK(table_row(&t) == 0 && table_u64(&t, 3) == 0 && table_u64(&t, 1) == 0);
     CHECK(table_u64(&t, 3) == 0 && table_null(&t) == 0 && table_u64(&t, 7) == 0);
     CHECK(table_null(&t) == 0); /* one cell not null: an object with nulls */
-    FILE *f = tmpfile();
+    expect_print("order text", &t,
+                 " n  med  min clean\n"
+                 " 1    5    4   2/3\n"
+                 " 2    -    -   0/3\n"
+                 " 3    7    -   1/3\n");
+    FILE *f;
     char buf[1024];
-    CHECK(table_print(f, &t) == 0);
-    expect_text("order text", contents(f, buf, sizeof buf),
-                " n  med  min clean\n"
-                " 1    5    4   2/3\n"
-                " 2    -    -   0/3\n"
-                " 3    7    -   1/3\n");
-    fclose(f);
 
     static const char *const missing[] = {"n", "med", "clean"};
     static const char *const twice[] = {"n", "med", "min", "min"};
@@ -280,6 +291,47 @@ static void test_order(void)
                 "  {\n    \"n\": 2,\n    \"clean\": 0,\n    \"ms\": null\n  },\n"
                 "  {\n    \"n\": 3,\n    \"clean\": 1,\n    \"ms\": {\n"
                 "      \"min\": null,\n      \"median\": 7,\n      \"max\": null\n    }\n  }\n"
+                "]\n}\n");
+}
+
+/* A text that depends on another column (TABLE_ROW): the limit shows "none
+ * <= cap" when the row's "capped" is true, and its value otherwise. */
+static void capped_text(const table_cell *row, char *buf, size_t n)
+{
+    if (row[1].kind == TABLE_BOOL && row[1].v.b)
+        snprintf(buf, n, "none <= cap");
+    else if (row[2].kind == TABLE_U64)
+        snprintf(buf, n, "%llu", (unsigned long long)row[2].v.u64);
+    else
+        snprintf(buf, n, "-");
+}
+
+static void test_row_text(void)
+{
+    static const table_col cols3[] = {
+        {"name", "name", -5, 0, 0, NULL, 0, NULL, NULL},
+        {"capped", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+        {"limit", "limit", -12, 0, 0, NULL, TABLE_ROW, NULL, capped_text},
+    };
+    table t;
+    table_init(&t, cols3, 3);
+    CHECK(table_row(&t) == 0 && table_str(&t, "a") == 0 && table_bool(&t, 1) == 0);
+    CHECK(table_null(&t) == 0);
+    CHECK(table_row(&t) == 0 && table_str(&t, "b") == 0 && table_bool(&t, 0) == 0);
+    CHECK(table_u64(&t, 42) == 0);
+    CHECK(table_row(&t) == 0 && table_str(&t, "c") == 0 && table_bool(&t, 0) == 0);
+    CHECK(table_null(&t) == 0);
+    char buf[512];
+    expect_print("row text", &t,
+                 "name  limit\n"
+                 "a     none <= cap\n"
+                 "b     42\n"
+                 "c     -\n");
+    expect_text("row text json", json_of(&t, 0, buf, sizeof buf),
+                "{\n\"rows\": [\n"
+                "  {\n    \"name\": \"a\",\n    \"capped\": true,\n    \"limit\": null\n  },\n"
+                "  {\n    \"name\": \"b\",\n    \"capped\": false,\n    \"limit\": 42\n  },\n"
+                "  {\n    \"name\": \"c\",\n    \"capped\": false,\n    \"limit\": null\n  }\n"
                 "]\n}\n");
 }
 
@@ -358,6 +410,7 @@ int main(void)
     test_json();
     test_optional();
     test_order();
+    test_row_text();
     test_errors();
     if (failures != 0) {
         fprintf(stderr, "table_test: %d failures\n", failures);
