@@ -427,3 +427,16 @@ int table_json(json *j, const char *key, const table *t,
     json_arr_end(j);
     return 0;
 }
+
+int table_json_column(json *j, const char *key, const table *t, size_t col)
+{
+    if (!table_ok(t) || col >= t->ncols) {
+        json_null(j, key);
+        return -1;
+    }
+    json_arr_inline(j, key);
+    for (size_t r = 0; r < t->nrows; r++)
+        cell_json(j, NULL, &t->cells[r * t->ncols + col]);
+    json_arr_end(j);
+    return 0;
+}

@@ -153,4 +153,9 @@ int table_json_cells(json *j, const table *t, size_t row);
 int table_json(json *j, const char *key, const table *t,
                void (*extra)(json *j, size_t row, void *ctx), void *ctx);
 
+/* JSON: key: [cell of row 0, cell of row 1, ...], one column as a flat
+ * array on one line (a histogram's counts, whose rows are its buckets).
+ * 0 or -1 (then key: null). */
+int table_json_column(json *j, const char *key, const table *t, size_t col);
+
 #endif /* RTM_LAB_TABLE_H */

@@ -293,25 +293,52 @@ static void print_published(const lat_report *r)
     table_free(&tests);
 }
 
-static void print_histogram(const lat_test *t)
+/* --- a test's histogram: text and JSON from one fill ---------------------- */
+
+/* A row per bucket, empty ones included: the JSON writes its counts as one
+ * flat array (table_json_column), the text the buckets that hold samples,
+ * each with a bar scaled to the fullest. */
+enum hist_col { H_FROM, H_TO, H_COUNT, H_BAR, H_NCOLS };
+static const table_col hist_cols[H_NCOLS] = {
+    [H_FROM] = {NULL, "from", 11, 3, 0, " -", 0, NULL, NULL},
+    [H_TO] = {NULL, "to", -9, 3, 0, NULL, 0, NULL, NULL},
+    [H_COUNT] = {"count", "count", 8, 0, 0, NULL, 0, NULL, NULL},
+    [H_BAR] = TABLE_TEXT_ONLY("", 0),
+};
+
+static void hist_table(table *ht, const lat_hist *h)
 {
-    const lat_hist *h = &t->hist;
+    static const char bars[] = "########################################";
     uint64_t top = 1;
     for (unsigned b = 0; b < h->nbuckets; b++)
         if (h->counts[b] > top)
             top = h->counts[b];
+    table_init(ht, hist_cols, H_NCOLS);
+    ht->indent = "  ";
+    for (unsigned b = 0; b < h->nbuckets; b++) {
+        double lo = h->first_ns + h->width_ns * b;
+        int bar = (int)(40.0 * (double)h->counts[b] / (double)top + 0.999);
+        table_row(ht);
+        table_num(ht, us(lo));
+        table_num(ht, us(lo + h->width_ns));
+        table_u64(ht, h->counts[b]);
+        table_str(ht, bars + (sizeof bars - 1 - (size_t)bar));
+    }
+}
+
+static void print_histogram(const lat_test *t)
+{
+    const lat_hist *h = &t->hist;
     printf("\n%s: %zu samples, %.3f us buckets", t->name, t->n, us(h->width_ns));
     if (h->overflow > 0)
         printf(", %llu past p99.9 (max %.3f us)", (unsigned long long)h->overflow, us(t->st.max));
     printf("\n");
-    for (unsigned b = 0; b < h->nbuckets; b++) {
-        if (h->counts[b] == 0)
-            continue;
-        double lo = h->first_ns + h->width_ns * b;
-        int bar = (int)(40.0 * (double)h->counts[b] / (double)top + 0.999);
-        printf("  %9.3f - %-9.3f %8llu %.*s\n", us(lo), us(lo + h->width_ns),
-               (unsigned long long)h->counts[b], bar, "########################################");
-    }
+    table ht;
+    hist_table(&ht, h);
+    for (size_t b = 0; b < ht.nrows; b++)
+        if (table_at(&ht, b, H_COUNT)->v.u64 != 0)
+            table_print_row(stdout, &ht, b);
+    table_free(&ht);
 }
 
 void lat_print(const lat_report *r)
@@ -346,10 +373,10 @@ static void json_test_extra(json *j, size_t i, void *ctx)
         json_obj(j, "histogram");
         json_num(j, "first_us", us(h->first_ns));
         json_num(j, "bucket_us", us(h->width_ns));
-        json_arr_inline(j, "counts");
-        for (unsigned b = 0; b < h->nbuckets; b++)
-            json_u64(j, NULL, h->counts[b]);
-        json_arr_end(j);
+        table ht;
+        hist_table(&ht, h);
+        table_json_column(j, "counts", &ht, H_COUNT);
+        table_free(&ht);
         json_u64(j, "overflow", h->overflow);
         json_obj_end(j);
     }

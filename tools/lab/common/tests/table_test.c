@@ -4,7 +4,7 @@
  * every cell kind in text and in JSON, null and NaN, a column's own text,
  * joined columns and JSON groups, a row's note, a text order other than
  * the JSON's, a group null as a whole, a text read from the whole row,
- * and the errors (a cell
+ * a column as a flat array, and the errors (a cell
  * before any row, too many cells, a short row) that must make the table
  * bad -- no text, null in JSON, -1 -- rather than shift or crash.
  *
@@ -335,6 +335,42 @@ static void test_row_text(void)
                 "]\n}\n");
 }
 
+/* One column as a flat array; a column past the table or a bad table:
+ * null and -1. */
+static void test_column(void)
+{
+    static const table_col cols4[] = {
+        {NULL, "from", 5, 1, 0, NULL, 0, NULL, NULL},
+        {"count", "count", 5, 0, 0, NULL, 0, NULL, NULL},
+    };
+    table t;
+    table_init(&t, cols4, 2);
+    for (uint64_t i = 0; i < 3; i++)
+        CHECK(table_row(&t) == 0 && table_num(&t, (double)i / 2) == 0 && table_u64(&t, i * 7) == 0);
+    char path[] = "/tmp/table_test_XXXXXX";
+    int fd = mkstemp(path);
+    json j;
+    CHECK(fd >= 0 && json_open(&j, path) == 0);
+    CHECK(table_json_column(&j, "counts", &t, 1) == 0);
+    CHECK(table_json_column(&j, "from", &t, 0) == 0);
+    CHECK(table_json_column(&j, "past", &t, 2) == -1);
+    CHECK(table_num(&t, 1) == -1); /* one cell too many: the table is bad */
+    CHECK(table_json_column(&j, "bad", &t, 1) == -1);
+    CHECK(json_close(&j) == 0);
+    table_free(&t);
+    char buf[512];
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        expect_text("column", contents(f, buf, sizeof buf),
+                    "{\n\"counts\": [0, 7, 14],\n\"from\": [0, 0.5, 1],\n\"past\": null,\n"
+                    "\"bad\": null\n}\n");
+        fclose(f);
+    }
+    remove(path);
+    close(fd);
+}
+
 /* A bad table: every render refuses, and JSON stays well-formed. */
 static void expect_bad(table *t, const char *what)
 {
@@ -411,6 +447,7 @@ int main(void)
     test_optional();
     test_order();
     test_row_text();
+    test_column();
     test_errors();
     if (failures != 0) {
         fprintf(stderr, "table_test: %d failures\n", failures);
