@@ -143,6 +143,14 @@ int table_bool(table *t, int v)
 
 int table_null(table *t) { return next_cell(t, TABLE_NULL) != NULL ? 0 : -1; }
 
+int table_nulls(table *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (table_null(t) != 0)
+            return -1;
+    return 0;
+}
+
 int table_note(table *t, const char *note)
 {
     if (t->bad || t->nrows == 0) {

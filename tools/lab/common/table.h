@@ -123,6 +123,9 @@ int table_i64(table *t, int64_t v);
 int table_str(table *t, const char *s); /* NULL: null */
 int table_bool(table *t, int v);
 int table_null(table *t);
+/* n null cells: the columns of a group with nothing to show (a summary of
+ * no runs). 0 or -1. */
+int table_nulls(table *t, size_t n);
 /* The current row's note (text only; "" shows the labels alone, NULL
  * clears it). 0 or -1. */
 int table_note(table *t, const char *note);

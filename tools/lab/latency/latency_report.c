@@ -132,8 +132,7 @@ static void test_table(table *tb, const lat_report *r)
             table_num(tb, us(s->p999));
             table_u64(tb, s->n);
         } else {
-            for (int k = 0; k < 7; k++)
-                table_null(tb);
+            table_nulls(tb, 7);
         }
         table_str(tb, "");
         if (!ok) {

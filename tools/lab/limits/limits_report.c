@@ -367,9 +367,7 @@ static void largest_row(table *t, const limits_bench *b, const lim_row *row)
         table_bool(t, q->exact == l->largest_free);
         table_num(t, rr);
     } else {
-        table_null(t);
-        table_null(t);
-        table_null(t);
+        table_nulls(t, 3); /* not an rtm heap: no check, no stats, no region */
     }
     table_num(t, ok && row->kind != LIM_RTM && rr >= 0 ? rr : NAN);
 }

@@ -406,8 +406,7 @@ static const char *const pc_order[] = {"pairs",  "allocator", "status",  "ns/b m
 static void summary_cells(table *t, const summary *s)
 {
     if (s->n == 0) {
-        for (int i = 0; i < 5; i++)
-            table_null(t);
+        table_nulls(t, 5); /* the group is null as a whole */
         return;
     }
     table_num(t, s->min);

@@ -258,8 +258,7 @@ static void test_order(void)
     CHECK(table_u64(&t, 3) == 0 && table_u64(&t, 4) == 0 && table_u64(&t, 5) == 0);
     CHECK(table_u64(&t, 6) == 0);
     CHECK(table_row(&t) == 0 && table_u64(&t, 2) == 0 && table_u64(&t, 0) == 0);
-    CHECK(table_u64(&t, 3) == 0 && table_null(&t) == 0 && table_null(&t) == 0);
-    CHECK(table_null(&t) == 0);
+    CHECK(table_u64(&t, 3) == 0 && table_nulls(&t, 3) == 0);
     CHECK(table_row(&t) == 0 && table_u64(&t, 3) == 0 && table_u64(&t, 1) == 0);
     CHECK(table_u64(&t, 3) == 0 && table_null(&t) == 0 && table_u64(&t, 7) == 0);
     CHECK(table_null(&t) == 0); /* one cell not null: an object with nulls */
@@ -404,6 +403,7 @@ static void test_errors(void)
     CHECK(table_u64(&t, 2) == 0);
     CHECK(table_u64(&t, 3) == -1);
     CHECK(table_str(&t, "x") == -1); /* sticky: no later cell lands anywhere */
+    CHECK(table_nulls(&t, 2) == -1);
     CHECK(table_row(&t) == -1);
     expect_bad(&t, "too many cells");
 
