@@ -448,3 +448,19 @@ int table_json_column(json *j, const char *key, const table *t, size_t col)
     json_arr_end(j);
     return 0;
 }
+
+int table_json_map(json *j, const char *key, const table *t, size_t name_col, size_t col)
+{
+    int ok = table_ok(t) && name_col < t->ncols && col < t->ncols;
+    for (size_t r = 0; ok && r < t->nrows; r++)
+        ok = t->cells[r * t->ncols + name_col].kind == TABLE_STR;
+    if (!ok) {
+        json_null(j, key);
+        return -1;
+    }
+    json_obj(j, key);
+    for (size_t r = 0; r < t->nrows; r++)
+        cell_json(j, t->cells[r * t->ncols + name_col].v.str, &t->cells[r * t->ncols + col]);
+    json_obj_end(j);
+    return 0;
+}

@@ -161,4 +161,9 @@ int table_json(json *j, const char *key, const table *t,
  * 0 or -1 (then key: null). */
 int table_json_column(json *j, const char *key, const table *t, size_t col);
 
+/* JSON: key: {row 0's name: its value, ...}, an object keyed by the
+ * string cells of column name_col with the cells of column col (counts by
+ * operation). 0 or -1 (then key: null; also when a name is not a string). */
+int table_json_map(json *j, const char *key, const table *t, size_t name_col, size_t col);
+
 #endif /* RTM_LAB_TABLE_H */

@@ -4,7 +4,7 @@
  * every cell kind in text and in JSON, null and NaN, a column's own text,
  * joined columns and JSON groups, a row's note, a text order other than
  * the JSON's, a group null as a whole, a text read from the whole row,
- * a column as a flat array, and the errors (a cell
+ * a column as a flat array or an object, and the errors (a cell
  * before any row, too many cells, a short row) that must make the table
  * bad -- no text, null in JSON, -1 -- rather than shift or crash.
  *
@@ -334,8 +334,9 @@ static void test_row_text(void)
                 "]\n}\n");
 }
 
-/* One column as a flat array; a column past the table or a bad table:
- * null and -1. */
+/* One column as a flat array, or as an object keyed by another column; a
+ * column past the table, names that are not strings or a bad table: null
+ * and -1. */
 static void test_column(void)
 {
     static const table_col cols4[] = {
@@ -353,8 +354,19 @@ static void test_column(void)
     CHECK(table_json_column(&j, "counts", &t, 1) == 0);
     CHECK(table_json_column(&j, "from", &t, 0) == 0);
     CHECK(table_json_column(&j, "past", &t, 2) == -1);
-    CHECK(table_num(&t, 1) == -1); /* one cell too many: the table is bad */
+    CHECK(table_json_map(&j, "by_name", &t, 0, 1) == -1); /* names not strings */
+    CHECK(table_num(&t, 1) == -1);                        /* one cell too many: the table is bad */
     CHECK(table_json_column(&j, "bad", &t, 1) == -1);
+    table_free(&t);
+    static const table_col named[] = {
+        {"op", "op", -6, 0, 0, NULL, 0, NULL, NULL},
+        {"calls", "calls", 5, 0, 0, NULL, 0, NULL, NULL},
+    };
+    table_init(&t, named, 2);
+    CHECK(table_row(&t) == 0 && table_str(&t, "malloc") == 0 && table_u64(&t, 3) == 0);
+    CHECK(table_row(&t) == 0 && table_str(&t, "new[]") == 0 && table_null(&t) == 0);
+    CHECK(table_json_map(&j, "ops", &t, 0, 1) == 0);
+    CHECK(table_json_map(&j, "past", &t, 0, 2) == -1);
     CHECK(json_close(&j) == 0);
     table_free(&t);
     char buf[512];
@@ -363,7 +375,8 @@ static void test_column(void)
     if (f != NULL) {
         expect_text("column", contents(f, buf, sizeof buf),
                     "{\n\"counts\": [0, 7, 14],\n\"from\": [0, 0.5, 1],\n\"past\": null,\n"
-                    "\"bad\": null\n}\n");
+                    "\"by_name\": null,\n\"bad\": null,\n\"ops\": {\n  \"malloc\": 3,\n"
+                    "  \"new[]\": null\n},\n\"past\": null\n}\n");
         fclose(f);
     }
     remove(path);
