@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/table.h"
 #include "wcet.h"
 
 const wcet_row_info wcet_rows[ROW_COUNT] = {
@@ -154,26 +155,64 @@ static int row_shown(unsigned r, const row_stats *st)
     return wcet_rows[r].kind != WCET_SELFTEST && st[r].n > 0;
 }
 
-static void print_rows(const wcet_all *all, unsigned al, row_stats *st)
+/* --- the rows table: text and JSON (report_json.c) from one fill -------- */
+
+static const table_col rows_cols[WR_NCOLS] = {
+    [WR_KIND] = {"kind", "kind", -15, 0, 0, NULL, 0, NULL, NULL},
+    [WR_FUNCTION] = {"function", "function", -18, 0, 0, NULL, 0, NULL, NULL},
+    [WR_BUDGETED] = TABLE_JSON_ONLY("budgeted"),
+    [WR_CALLS] = {"calls", "calls", 7, 0, 0, NULL, 0, NULL, NULL},
+    [WR_MIN] = {"min", "min", 5, 0, 0, NULL, 0, NULL, NULL},
+    [WR_MEAN] = {"mean", "mean", 7, 1, 0, NULL, 0, NULL, NULL},
+    [WR_P99] = {"p99", "p99", 5, 0, 0, NULL, 0, NULL, NULL},
+    [WR_MAX] = {"max", "max", 5, 0, 0, NULL, 0, NULL, NULL},
+    [WR_WORST_SCENARIO] = {"worst_scenario", "scenario of the max", 0, 0, 0, NULL, 0, NULL, NULL},
+    [WR_WORST_CASE] = TABLE_JSON_ONLY("worst_case"),
+    [WR_FOREIGN] = TABLE_JSON_ONLY("foreign_instructions"),
+    [WR_SYSCALLS] = TABLE_JSON_ONLY("syscalls"),
+    [WR_SYSCALL_CALLS] = TABLE_JSON_ONLY("syscall_calls"),
+    [WR_ROW] = {NULL, NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+};
+
+void wcet_rows_table(table *t, const wcet_all *all, unsigned al, row_stats *st)
 {
-    printf("%-15s %-18s %7s %5s %7s %5s %5s  %s\n", "kind", "function", "calls", "min", "mean",
-           "p99", "max", "scenario of the max");
+    table_init(t, rows_cols, WR_NCOLS);
     for (unsigned r = 0; r < ROW_COUNT; r++) {
         st[r] = wcet_stats_of(all, al, r, -1);
         if (!row_shown(r, st))
             continue;
-        printf("%-15s %-18s %7zu %5u %7.1f %5u %5u  %s\n", wcet_rows[r].name, wcet_rows[r].function,
-               st[r].n, st[r].min, st[r].mean, st[r].p99, st[r].max,
-               wcet_scenario_names[st[r].worst->scenario]);
-    }
-    printf("\nworst case of each kind:\n");
-    for (unsigned r = 0; r < ROW_COUNT; r++) {
         char d[300];
-        if (!row_shown(r, st))
-            continue;
         wcet_describe_sample(d, sizeof d, st[r].worst);
-        printf("  %-15s %4u  %s\n", wcet_rows[r].name, st[r].max, d);
+        table_row(t);
+        table_str(t, wcet_rows[r].name);
+        table_str(t, wcet_rows[r].function);
+        table_bool(t, al == AL_TLSF && wcet_rows[r].kind != WCET_EXTRA);
+        table_u64(t, st[r].n);
+        table_u64(t, st[r].min);
+        table_num(t, st[r].mean);
+        table_u64(t, st[r].p99);
+        table_u64(t, st[r].max);
+        table_str(t, wcet_scenario_names[st[r].worst->scenario]);
+        table_str(t, d);
+        table_u64(t, st[r].foreign);
+        table_u64(t, st[r].syscalls);
+        table_u64(t, st[r].syscall_calls);
+        table_u64(t, r);
     }
+}
+
+/* The table, then the worst case of each row read off its cells. */
+static void print_rows(const wcet_all *all, unsigned al, row_stats *st)
+{
+    table t;
+    wcet_rows_table(&t, all, al, st);
+    table_print(stdout, &t);
+    printf("\nworst case of each kind:\n");
+    for (size_t i = 0; i < t.nrows; i++)
+        printf("  %-15s %4llu  %s\n", table_at(&t, i, WR_KIND)->v.str,
+               (unsigned long long)table_at(&t, i, WR_MAX)->v.u64,
+               table_at(&t, i, WR_WORST_CASE)->v.str);
+    table_free(&t);
 }
 
 /* Max per (scenario, row): which states cost most for which call. */

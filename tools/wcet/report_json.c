@@ -6,7 +6,8 @@
  * (tools/lab/common/json.c and machine.c are compiled into rtmem-wcet).
  *
  * Every field is documented in docs/schema/wcet.schema.json. The layout
- * follows the text report: one object per allocator with its rows (per
+ * follows the text report: one object per allocator with its rows (the
+ * rows table, report.c's wcet_rows_table, with per
  * measured function: calls, min / mean / p99 / max, the case of the max,
  * code outside the allocator, system calls, the per-scenario figures) and
  * its worst alloc and free; then TLSF's verdict against the budget.
@@ -15,6 +16,7 @@
 
 #include "common/json.h"
 #include "common/machine.h"
+#include "common/table.h"
 #include "wcet.h"
 
 static void sys_kinds(json *j, unsigned mask)
@@ -27,28 +29,23 @@ static void sys_kinds(json *j, unsigned mask)
     json_arr_end(j);
 }
 
-static void row_json(json *j, const wcet_all *all, unsigned al, unsigned r, const row_stats *st)
+typedef struct rows_ctx {
+    const wcet_all *all;
+    unsigned al;
+    const row_stats *st;
+    const table *t;
+} rows_ctx;
+
+/* What a row holds beyond its table columns: the kinds of its system
+ * calls and its figures per scenario. */
+static void row_extra(json *j, size_t i, void *ctx)
 {
-    char d[300];
-    wcet_describe_sample(d, sizeof d, st->worst);
-    json_obj(j, NULL);
-    json_str(j, "kind", wcet_rows[r].name);
-    json_str(j, "function", wcet_rows[r].function);
-    json_bool(j, "budgeted", al == AL_TLSF && wcet_rows[r].kind != WCET_EXTRA);
-    json_u64(j, "calls", st->n);
-    json_u64(j, "min", st->min);
-    json_num(j, "mean", st->mean);
-    json_u64(j, "p99", st->p99);
-    json_u64(j, "max", st->max);
-    json_str(j, "worst_scenario", wcet_scenario_names[st->worst->scenario]);
-    json_str(j, "worst_case", d);
-    json_u64(j, "foreign_instructions", st->foreign);
-    json_u64(j, "syscalls", st->syscalls);
-    json_u64(j, "syscall_calls", st->syscall_calls);
-    sys_kinds(j, st->sysmask);
+    const rows_ctx *x = ctx;
+    unsigned r = (unsigned)table_at(x->t, i, WR_ROW)->v.u64;
+    sys_kinds(j, x->st[r].sysmask);
     json_arr(j, "scenarios");
     for (unsigned sc = 1; sc < SC_COUNT; sc++) {
-        row_stats s = wcet_stats_of(all, al, r, (int)sc);
+        row_stats s = wcet_stats_of(x->all, x->al, r, (int)sc);
         if (s.n == 0)
             continue;
         json_obj(j, NULL);
@@ -61,7 +58,6 @@ static void row_json(json *j, const wcet_all *all, unsigned al, unsigned r, cons
         json_obj_end(j);
     }
     json_arr_end(j);
-    json_obj_end(j);
 }
 
 static void worst_json(json *j, const char *key, const row_stats *st, unsigned r)
@@ -86,13 +82,11 @@ static void allocator_json(json *j, const wcet_all *all, unsigned al, row_stats 
     json_str(j, "name", wcet_allocators[al].name);
     json_str(j, "spec", wcet_allocators[al].spec ? wcet_allocators[al].spec : "glibc");
     json_str(j, "parameters", wcet_allocators[al].note);
-    json_arr(j, "rows");
-    for (unsigned r = 0; r < ROW_COUNT; r++) {
-        st[r] = wcet_stats_of(all, al, r, -1);
-        if (wcet_rows[r].kind != WCET_SELFTEST && st[r].n > 0)
-            row_json(j, all, al, r, &st[r]);
-    }
-    json_arr_end(j);
+    table t;
+    wcet_rows_table(&t, all, al, st);
+    rows_ctx x = {all, al, st, &t};
+    table_json(j, "rows", &t, row_extra, &x);
+    table_free(&t);
     worst_json(j, "worst_alloc", st, wcet_worst_of_kind(st, WCET_ALLOC));
     worst_json(j, "worst_free", st, wcet_worst_of_kind(st, WCET_FREE));
     json_obj_end(j);

@@ -337,6 +337,30 @@ typedef struct row_stats {
  * sc < 0). */
 row_stats wcet_stats_of(const wcet_all *all, unsigned al, unsigned row, int sc);
 
+/* The rows table of allocator al (common/table.h): a row per measured
+ * function that is not the self-test, in JSON's key order (the "rows" of
+ * the allocator's object); fills st[ROW_COUNT] with every row's
+ * statistics. Its columns: */
+enum wcet_rows_col {
+    WR_KIND,
+    WR_FUNCTION,
+    WR_BUDGETED,
+    WR_CALLS,
+    WR_MIN,
+    WR_MEAN,
+    WR_P99,
+    WR_MAX,
+    WR_WORST_SCENARIO,
+    WR_WORST_CASE,
+    WR_FOREIGN,
+    WR_SYSCALLS,
+    WR_SYSCALL_CALLS,
+    WR_ROW, /* the wcet_rows index: neither shown nor written */
+    WR_NCOLS
+};
+struct table;
+void wcet_rows_table(struct table *t, const wcet_all *all, unsigned al, row_stats *st);
+
 /* "scenario: case" of a sample. */
 void wcet_describe_sample(char *buf, size_t len, const wcet_sample *s);
 

@@ -143,6 +143,14 @@ int table_bool(table *t, int v)
 
 int table_null(table *t) { return next_cell(t, TABLE_NULL) != NULL ? 0 : -1; }
 
+int table_nulls(table *t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (table_null(t) != 0)
+            return -1;
+    return 0;
+}
+
 int table_note(table *t, const char *note)
 {
     if (t->bad || t->nrows == 0) {
@@ -176,12 +184,14 @@ static const char *join_text(const table_col *c)
 }
 static int shown(const table_col *c) { return c->head != NULL || joined(c); }
 
-static void cell_text(const table_col *col, const table_cell *c, char *buf, size_t n)
+/* The text of cell k of a row (cells: the row's first). */
+static void cell_text(const table_col *col, const table_cell *cells, size_t k, char *buf, size_t n)
 {
+    const table_cell *c = &cells[k];
     double div = col->div > 0 ? col->div : 1.0;
     const char *unit = col->unit != NULL ? col->unit : "";
     if (col->text != NULL) {
-        col->text(c, buf, n);
+        col->text(col->flags & TABLE_ROW ? cells : c, buf, n);
         return;
     }
     if (c->kind == TABLE_NULL) {
@@ -215,34 +225,82 @@ static void cell_text(const table_col *col, const table_cell *c, char *buf, size
     }
 }
 
-/* One line: the shown columns (labels only when note != NULL), each padded
- * to its width, then the note; trailing blanks cut. heads: the headers. */
+/* The column whose header is head (not a joined one), or ncols. */
+static size_t find_head(const table *t, const char *head)
+{
+    for (size_t k = 0; k < t->ncols; k++)
+        if (t->cols[k].head != NULL && !joined(&t->cols[k]) && strcmp(t->cols[k].head, head) == 0)
+            return k;
+    return t->ncols;
+}
+
+void table_text_order(table *t, const char *const *heads, size_t n)
+{
+    t->text_order = heads;
+    t->ntext_order = n;
+}
+
+/* Whether the text order, if any, lists every column with a header once:
+ * a column left out or named twice would silently drop or repeat figures. */
+static int order_ok(const table *t)
+{
+    if (t->text_order == NULL)
+        return 1;
+    size_t headed = 0;
+    for (size_t k = 0; k < t->ncols; k++)
+        headed += t->cols[k].head != NULL && !joined(&t->cols[k]);
+    if (t->ntext_order != headed)
+        return 0;
+    for (size_t i = 0; i < t->ntext_order; i++) {
+        if (t->text_order[i] == NULL || find_head(t, t->text_order[i]) == t->ncols)
+            return 0;
+        for (size_t m = 0; m < i; m++)
+            if (strcmp(t->text_order[m], t->text_order[i]) == 0)
+                return 0;
+    }
+    return 1;
+}
+
+/* The text of shown column k in a row (its header when heads), with the
+ * columns joined to it appended. */
+static void column_text(const table *t, size_t row, size_t k, int heads, char *text, size_t n)
+{
+    const table_col *c = &t->cols[k];
+    if (heads) {
+        snprintf(text, n, "%s", c->head != NULL ? c->head : "");
+        return;
+    }
+    const table_cell *cells = &t->cells[row * t->ncols];
+    cell_text(c, cells, k, text, n);
+    for (size_t m = k + 1; m < t->ncols && joined(&t->cols[m]); m++) {
+        char more[128];
+        size_t used = strlen(text);
+        cell_text(&t->cols[m], cells, m, more, sizeof more);
+        snprintf(text + used, n - used, "%s%s", join_text(&t->cols[m]), more);
+    }
+}
+
+/* One line: the shown columns (labels only when note != NULL) in text
+ * order, each padded to its width, then the note; trailing blanks cut.
+ * heads: the headers. */
 static void print_line(FILE *f, const table *t, size_t row, int heads, const char *note)
 {
     char line[1024];
     size_t len = 0;
     int first = 1;
+    size_t n = t->text_order != NULL ? t->ntext_order : t->ncols;
     len += (size_t)snprintf(line, sizeof line, "%s", t->indent != NULL ? t->indent : "");
-    for (size_t k = 0; k < t->ncols && len < sizeof line; k++) {
+    for (size_t i = 0; i < n && len < sizeof line; i++) {
+        size_t k = t->text_order != NULL ? find_head(t, t->text_order[i]) : i;
         const table_col *c = &t->cols[k];
         if (!shown(c) || joined(c))
             continue;
         if (note != NULL && !(c->flags & TABLE_LABEL))
             continue;
         char text[256];
-        if (heads) {
-            snprintf(text, sizeof text, "%s", c->head != NULL ? c->head : "");
-        } else {
-            cell_text(c, &t->cells[row * t->ncols + k], text, sizeof text);
-            for (size_t m = k + 1; m < t->ncols && joined(&t->cols[m]); m++) {
-                char more[128];
-                size_t used = strlen(text);
-                cell_text(&t->cols[m], &t->cells[row * t->ncols + m], more, sizeof more);
-                snprintf(text + used, sizeof text - used, "%s%s", join_text(&t->cols[m]), more);
-            }
-        }
-        int w = c->width;
-        len += (size_t)snprintf(line + len, sizeof line - len, "%s%*s", first ? "" : " ", w, text);
+        column_text(t, row, k, heads, text, sizeof text);
+        len += (size_t)snprintf(line + len, sizeof line - len, "%s%*s", first ? "" : " ", c->width,
+                                text);
         first = 0;
     }
     if (note != NULL && len < sizeof line)
@@ -257,7 +315,7 @@ static void print_line(FILE *f, const table *t, size_t row, int heads, const cha
 
 int table_print_header(FILE *f, const table *t)
 {
-    if (!table_ok(t))
+    if (!table_ok(t) || !order_ok(t))
         return -1;
     print_line(f, t, 0, 1, NULL);
     return 0;
@@ -265,7 +323,7 @@ int table_print_header(FILE *f, const table *t)
 
 int table_print_row(FILE *f, const table *t, size_t row)
 {
-    if (!table_ok(t) || row >= t->nrows)
+    if (!table_ok(t) || !order_ok(t) || row >= t->nrows)
         return -1;
     print_line(f, t, row, 0, t->notes[row]);
     return 0;
@@ -307,9 +365,9 @@ static void cell_json(json *j, const char *key, const table_cell *c)
 }
 
 /* Whether the columns from k on that share column k's group (just k when
- * it has none) are all optional and null in this row: then they are left
- * out of the JSON. */
-static int left_out(const table *t, size_t row, size_t k)
+ * it has none) all carry flag and are null in this row: TABLE_OPTIONAL
+ * leaves them out of the JSON, TABLE_NULL_GROUP writes the group as null. */
+static int all_null(const table *t, size_t row, size_t k, unsigned flag)
 {
     const char *group = t->cols[k].group;
     for (size_t m = k; m < t->ncols; m++) {
@@ -318,7 +376,7 @@ static int left_out(const table *t, size_t row, size_t k)
             break;
         if (c->key == NULL)
             continue;
-        if (!(c->flags & TABLE_OPTIONAL) || t->cells[row * t->ncols + m].kind != TABLE_NULL)
+        if (!(c->flags & flag) || t->cells[row * t->ncols + m].kind != TABLE_NULL)
             return 0;
     }
     return 1;
@@ -342,11 +400,15 @@ int table_json_cells(json *j, const table *t, size_t row)
         }
         if (c->group != NULL && group == NULL) {
             group = c->group;
-            skip = left_out(t, row, k);
-            if (!skip)
+            skip = all_null(t, row, k, TABLE_OPTIONAL);
+            if (!skip && all_null(t, row, k, TABLE_NULL_GROUP)) {
+                json_null(j, c->group);
+                skip = 1;
+            } else if (!skip) {
                 json_obj(j, c->group);
+            }
         }
-        if (group != NULL ? skip : left_out(t, row, k))
+        if (group != NULL ? skip : all_null(t, row, k, TABLE_OPTIONAL))
             continue;
         cell_json(j, c->key, &t->cells[row * t->ncols + k]);
     }
@@ -371,5 +433,34 @@ int table_json(json *j, const char *key, const table *t,
         json_obj_end(j);
     }
     json_arr_end(j);
+    return 0;
+}
+
+int table_json_column(json *j, const char *key, const table *t, size_t col)
+{
+    if (!table_ok(t) || col >= t->ncols) {
+        json_null(j, key);
+        return -1;
+    }
+    json_arr_inline(j, key);
+    for (size_t r = 0; r < t->nrows; r++)
+        cell_json(j, NULL, &t->cells[r * t->ncols + col]);
+    json_arr_end(j);
+    return 0;
+}
+
+int table_json_map(json *j, const char *key, const table *t, size_t name_col, size_t col)
+{
+    int ok = table_ok(t) && name_col < t->ncols && col < t->ncols;
+    for (size_t r = 0; ok && r < t->nrows; r++)
+        ok = t->cells[r * t->ncols + name_col].kind == TABLE_STR;
+    if (!ok) {
+        json_null(j, key);
+        return -1;
+    }
+    json_obj(j, key);
+    for (size_t r = 0; r < t->nrows; r++)
+        cell_json(j, t->cells[r * t->ncols + name_col].v.str, &t->cells[r * t->ncols + col]);
+    json_obj_end(j);
     return 0;
 }

@@ -14,6 +14,14 @@
  * name, e.g. "latency_ns": {"p50": ...}). A column with no key is derived
  * for reading (text only), one with no header is JSON only.
  *
+ * The text may show the columns in another order than the JSON keys
+ * (table_text_order: the headers in the order the text shows them; a
+ * joined column stays with the one it joins). A group flagged
+ * TABLE_NULL_GROUP is written as `group: null` when all its cells are null
+ * (a summary of no runs), rather than as an object of nulls. A column's
+ * text function may read the whole row (TABLE_ROW), when its text depends
+ * on another column.
+ *
  * A row may carry a note (table_note): its text then shows the label
  * columns (TABLE_LABEL) and the note instead of the other cells, as a row
  * that was not measured says why; its JSON is unchanged.
@@ -52,7 +60,9 @@ typedef struct table_cell {
 } table_cell;
 
 /* A column's own text for a cell, null included (bytes as "64 MiB", ...):
- * writes buf. */
+ * writes buf. With TABLE_ROW, c is the row's first cell instead (c[k] is
+ * column k's), for a text that depends on another column: a flag ("none
+ * <= cap" when capped), or whichever of two keys is not null. */
 typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
 
 /* Column flags. */
@@ -62,6 +72,9 @@ typedef void (*table_text_fn)(const table_cell *c, char *buf, size_t n);
 #define TABLE_OF    8u /* text: the same, joined as a count of, "a/b" */
 #define TABLE_OPTIONAL                                                                             \
     16u /* JSON: left out when null (a group: when all its cells are), rather than null */
+#define TABLE_NULL_GROUP                                                                           \
+    32u /* JSON: the group is null as a whole when all its cells are (set on all of them) */
+#define TABLE_ROW 64u /* text: the column's text function reads the whole row */
 
 typedef struct table_col {
     const char *key;    /* JSON key; NULL: text only */
@@ -70,7 +83,7 @@ typedef struct table_col {
     int prec;           /* text digits after the point; integers: 0 */
     double div;         /* text shows value / div (0: 1; integers with prec 0: whole division) */
     const char *unit;   /* appended to the text ("k", "%"), or NULL */
-    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, TABLE_RANGE, TABLE_OF, TABLE_OPTIONAL */
+    unsigned flags;     /* TABLE_LABEL, TABLE_JOIN, ..., TABLE_NULL_GROUP, TABLE_ROW */
     const char *group;  /* JSON: nested in an object of this key with its neighbours */
     table_text_fn text; /* the text of a cell (null too) instead of the above, or NULL */
 } table_col;
@@ -88,11 +101,13 @@ typedef struct table_col {
 typedef struct table {
     const table_col *cols;
     size_t ncols;
-    const char *indent; /* text: before every line ("" by default) */
-    size_t nrows, cap;  /* rows filled, rows allocated */
-    size_t next;        /* cells filled in the last row */
-    table_cell *cells;  /* nrows x ncols */
-    char **notes;       /* per row, or NULL */
+    const char *indent;            /* text: before every line ("" by default) */
+    const char *const *text_order; /* text: headers in shown order, or NULL (table_text_order) */
+    size_t ntext_order;
+    size_t nrows, cap; /* rows filled, rows allocated */
+    size_t next;       /* cells filled in the last row */
+    table_cell *cells; /* nrows x ncols */
+    char **notes;      /* per row, or NULL */
     int bad;
 } table;
 
@@ -108,9 +123,19 @@ int table_i64(table *t, int64_t v);
 int table_str(table *t, const char *s); /* NULL: null */
 int table_bool(table *t, int v);
 int table_null(table *t);
+/* n null cells: the columns of a group with nothing to show (a summary of
+ * no runs). 0 or -1. */
+int table_nulls(table *t, size_t n);
 /* The current row's note (text only; "" shows the labels alone, NULL
  * clears it). 0 or -1. */
 int table_note(table *t, const char *note);
+
+/* The text shows the columns with these headers in this order (each
+ * joined column after the one it joins), instead of column order; heads
+ * is kept, not copied. Every column with a header must be listed once:
+ * otherwise the text renders nothing and returns -1 (the JSON is not
+ * affected). */
+void table_text_order(table *t, const char *const *heads, size_t n);
 
 /* 1 when the table is complete and good. */
 int table_ok(const table *t);
@@ -130,5 +155,15 @@ int table_json_cells(json *j, const table *t, size_t row);
  * column: samples, a histogram). 0 or -1 (then key: null). */
 int table_json(json *j, const char *key, const table *t,
                void (*extra)(json *j, size_t row, void *ctx), void *ctx);
+
+/* JSON: key: [cell of row 0, cell of row 1, ...], one column as a flat
+ * array on one line (a histogram's counts, whose rows are its buckets).
+ * 0 or -1 (then key: null). */
+int table_json_column(json *j, const char *key, const table *t, size_t col);
+
+/* JSON: key: {row 0's name: its value, ...}, an object keyed by the
+ * string cells of column name_col with the cells of column col (counts by
+ * operation). 0 or -1 (then key: null; also when a name is not a string). */
+int table_json_map(json *j, const char *key, const table *t, size_t name_col, size_t col);
 
 #endif /* RTM_LAB_TABLE_H */

@@ -11,6 +11,7 @@
  * in kernel mode, Xenomai 3.1 in user mode through the Alchemy API; VxWorks
  * ran without SMP, and Xenomai's event tests gave no figures).
  */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,15 +51,6 @@ static const char *const PUBLISHED_PLATFORM =
 
 static double us(double ns) { return ns / 1000.0; }
 
-static const published *published_for(const char *system, const char *test)
-{
-    for (size_t i = 0; i < NPUBLISHED; i++)
-        if (strcmp(published_figures[i].system, system) == 0 &&
-            strcmp(published_figures[i].test, test) == 0)
-            return &published_figures[i];
-    return NULL;
-}
-
 /* --- text ---------------------------------------------------------------------- */
 
 /* --- the tests table: text and JSON from one fill ----------------------------- */
@@ -71,30 +63,51 @@ static const published *published_for(const char *system, const char *test)
  * ran); the histogram and the task switch's parts follow in JSON
  * (json_test_extra), the text shows them apart. A test that did not run
  * shows its status and why in text. */
-static const table_col test_cols[] = {
-    {"name", "test", -27, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
-    TABLE_JSON_ONLY("group"),
-    TABLE_JSON_ONLY("primitive"),
-    TABLE_JSON_ONLY("measures"),
-    TABLE_JSON_ONLY("placement"),
-    TABLE_JSON_ONLY("status"),
-    TABLE_JSON_ONLY("why"),
-    TABLE_JSON_ONLY("samples"),
-    TABLE_JSON_ONLY("clamped"),
-    TABLE_JSON_ONLY("unslept"),
-    SUMMARY("avg", "avg"),
-    SUMMARY("min", "min"),
-    SUMMARY("max", "max"),
-    SUMMARY("p50", "p50"),
-    SUMMARY("p99", "p99"),
-    SUMMARY("p999", "p99.9"),
-    TABLE_TEXT_ONLY("n", 7),
-    TABLE_TEXT_ONLY("  (us)", 0),
+enum test_col {
+    T_NAME,
+    T_GROUP,
+    T_PRIMITIVE,
+    T_MEASURES,
+    T_PLACEMENT,
+    T_STATUS,
+    T_WHY,
+    T_SAMPLES,
+    T_CLAMPED,
+    T_UNSLEPT,
+    T_AVG,
+    T_MIN,
+    T_MAX,
+    T_P50,
+    T_P99,
+    T_P999,
+    T_N,
+    T_UNIT,
+    T_NCOLS
+};
+static const table_col test_cols[T_NCOLS] = {
+    [T_NAME] = {"name", "test", -27, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    [T_GROUP] = TABLE_JSON_ONLY("group"),
+    [T_PRIMITIVE] = TABLE_JSON_ONLY("primitive"),
+    [T_MEASURES] = TABLE_JSON_ONLY("measures"),
+    [T_PLACEMENT] = TABLE_JSON_ONLY("placement"),
+    [T_STATUS] = TABLE_JSON_ONLY("status"),
+    [T_WHY] = TABLE_JSON_ONLY("why"),
+    [T_SAMPLES] = TABLE_JSON_ONLY("samples"),
+    [T_CLAMPED] = TABLE_JSON_ONLY("clamped"),
+    [T_UNSLEPT] = TABLE_JSON_ONLY("unslept"),
+    [T_AVG] = SUMMARY("avg", "avg"),
+    [T_MIN] = SUMMARY("min", "min"),
+    [T_MAX] = SUMMARY("max", "max"),
+    [T_P50] = SUMMARY("p50", "p50"),
+    [T_P99] = SUMMARY("p99", "p99"),
+    [T_P999] = SUMMARY("p999", "p99.9"),
+    [T_N] = TABLE_TEXT_ONLY("n", 7),
+    [T_UNIT] = TABLE_TEXT_ONLY("  (us)", 0),
 };
 
 static void test_table(table *tb, const lat_report *r)
 {
-    table_init(tb, test_cols, sizeof test_cols / sizeof test_cols[0]);
+    table_init(tb, test_cols, T_NCOLS);
     for (size_t i = 0; i < r->ntests; i++) {
         const lat_test *t = &r->tests[i];
         const lat_stats *s = &t->st;
@@ -119,8 +132,7 @@ static void test_table(table *tb, const lat_report *r)
             table_num(tb, us(s->p999));
             table_u64(tb, s->n);
         } else {
-            for (int k = 0; k < 7; k++)
-                table_null(tb);
+            table_nulls(tb, 7);
         }
         table_str(tb, "");
         if (!ok) {
@@ -158,52 +170,174 @@ static void print_setups(const lat_report *r)
     }
 }
 
+/* --- the published figures: JSON rows, and the text beside ours ------------ */
+
+/* A row per system and test, as published (JSON published.rows). */
+enum pub_col { P_SYSTEM, P_MODE, P_TEST, P_AVG, P_MIN, P_MAX, P_NCOLS };
+static const table_col pub_cols[P_NCOLS] = {
+    [P_SYSTEM] = TABLE_JSON_ONLY("system"), [P_MODE] = TABLE_JSON_ONLY("mode"),
+    [P_TEST] = TABLE_JSON_ONLY("test"),     [P_AVG] = TABLE_JSON_ONLY("avg_us"),
+    [P_MIN] = TABLE_JSON_ONLY("min_us"),    [P_MAX] = TABLE_JSON_ONLY("max_us"),
+};
+
+static void pub_table(table *t)
+{
+    table_init(t, pub_cols, P_NCOLS);
+    for (size_t i = 0; i < NPUBLISHED; i++) {
+        const published *p = &published_figures[i];
+        table_row(t);
+        table_str(t, p->system);
+        table_str(t, strncmp(p->system, "VxWorks", 7) == 0 ? "kernel" : "user");
+        table_str(t, p->test);
+        table_num(t, p->avg);
+        table_num(t, p->min);
+        table_num(t, p->max);
+    }
+}
+
+/* The text: a row per test of this run (the heap's have no published
+ * figure), a column per system, each "avg / min / max" read from the
+ * published table and the tests table (so the text shows what the JSON
+ * holds). The figures of a column are its avg cell and the two hidden
+ * cells after it; a column without them shows "-", this machine's its
+ * status. */
+enum beside_col {
+    B_TEST,
+    B_VX,
+    B_VX_MIN,
+    B_VX_MAX,
+    B_XENO,
+    B_XENO_MIN,
+    B_XENO_MAX,
+    B_HERE,
+    B_HERE_MIN,
+    B_HERE_MAX,
+    B_STATUS,
+    B_NCOLS
+};
+
+static void figures_text(const table_cell *row, int k, const char *none, char *buf, size_t n)
+{
+    if (row[k].kind == TABLE_NUM)
+        snprintf(buf, n, "%.3f / %.3f / %.3f", row[k].v.num, row[k + 1].v.num, row[k + 2].v.num);
+    else
+        snprintf(buf, n, "%s", none);
+}
+static void vx_text(const table_cell *row, char *buf, size_t n)
+{
+    figures_text(row, B_VX, "-", buf, n);
+}
+static void xeno_text(const table_cell *row, char *buf, size_t n)
+{
+    figures_text(row, B_XENO, "-", buf, n);
+}
+static void here_text(const table_cell *row, char *buf, size_t n)
+{
+    figures_text(row, B_HERE, row[B_STATUS].v.str, buf, n);
+}
+
+static const table_col beside_cols[B_NCOLS] = {
+    [B_TEST] = TABLE_TEXT_ONLY("test", -27),
+    [B_VX] = {NULL, "VxWorks 7 (kernel)", -23, 0, 0, NULL, TABLE_ROW, NULL, vx_text},
+    [B_XENO] = {NULL, "Xenomai 3.1 (user)", -23, 0, 0, NULL, TABLE_ROW, NULL, xeno_text},
+    [B_HERE] = {NULL, "this machine", -23, 0, 0, NULL, TABLE_ROW, NULL, here_text},
+};
+
+/* Copies cells [k, k + n) of row i of src into the current row of dst. */
+static void copy_cells(table *dst, const table *src, size_t i, size_t k, size_t n)
+{
+    for (size_t m = k; m < k + n; m++) {
+        const table_cell *c = table_at(src, i, m);
+        table_num(dst, c != NULL && c->kind == TABLE_NUM ? c->v.num : NAN);
+    }
+}
+
+/* The published row of (system, test), or pub->nrows. */
+static size_t pub_row(const table *pub, const char *system, const char *test)
+{
+    for (size_t i = 0; i < pub->nrows; i++)
+        if (strcmp(table_at(pub, i, P_SYSTEM)->v.str, system) == 0 &&
+            strcmp(table_at(pub, i, P_TEST)->v.str, test) == 0)
+            return i;
+    return pub->nrows;
+}
+
+static void beside_table(table *t, const table *tests, const table *pub)
+{
+    static const char *const sys[2] = {"VxWorks 7", "Xenomai 3.1"};
+    table_init(t, beside_cols, B_NCOLS);
+    for (size_t i = 0; i < tests->nrows; i++) {
+        const char *name = table_at(tests, i, T_NAME)->v.str;
+        if (strcmp(table_at(tests, i, T_GROUP)->v.str, "heap") == 0)
+            continue;
+        table_row(t);
+        table_str(t, name);
+        for (int k = 0; k < 2; k++)
+            copy_cells(t, pub, pub_row(pub, sys[k], name), P_AVG, 3);
+        copy_cells(t, tests, i, T_AVG, 3);
+        table_str(t, table_at(tests, i, T_STATUS)->v.str);
+    }
+}
+
 static void print_published(const lat_report *r)
 {
     printf("\nbeside the published bmCtx* figures (avg / min / max us; %s):\n", PUBLISHED_PLATFORM);
-    printf("%-27s %-23s %-23s %-23s\n", "test", "VxWorks 7 (kernel)", "Xenomai 3.1 (user)",
-           "this machine");
-    for (size_t i = 0; i < r->ntests; i++) {
-        const lat_test *t = &r->tests[i];
-        if (strcmp(t->group, "heap") == 0)
-            continue;
-        char cols[3][32];
-        const char *sys[2] = {"VxWorks 7", "Xenomai 3.1"};
-        for (int k = 0; k < 2; k++) {
-            const published *p = published_for(sys[k], t->name);
-            if (p != NULL)
-                snprintf(cols[k], sizeof cols[k], "%.3f / %.3f / %.3f", p->avg, p->min, p->max);
-            else
-                snprintf(cols[k], sizeof cols[k], "-");
-        }
-        if (t->status == LAB_OK)
-            snprintf(cols[2], sizeof cols[2], "%.3f / %.3f / %.3f", us(t->st.avg), us(t->st.min),
-                     us(t->st.max));
-        else
-            snprintf(cols[2], sizeof cols[2], "%s", lab_status_name(t->status));
-        printf("%-27s %-23s %-23s %-23s\n", t->name, cols[0], cols[1], cols[2]);
+    table tests, pub, beside;
+    test_table(&tests, r);
+    pub_table(&pub);
+    beside_table(&beside, &tests, &pub);
+    table_print(stdout, &beside);
+    table_free(&beside);
+    table_free(&pub);
+    table_free(&tests);
+}
+
+/* --- a test's histogram: text and JSON from one fill ---------------------- */
+
+/* A row per bucket, empty ones included: the JSON writes its counts as one
+ * flat array (table_json_column), the text the buckets that hold samples,
+ * each with a bar scaled to the fullest. */
+enum hist_col { H_FROM, H_TO, H_COUNT, H_BAR, H_NCOLS };
+static const table_col hist_cols[H_NCOLS] = {
+    [H_FROM] = {NULL, "from", 11, 3, 0, " -", 0, NULL, NULL},
+    [H_TO] = {NULL, "to", -9, 3, 0, NULL, 0, NULL, NULL},
+    [H_COUNT] = {"count", "count", 8, 0, 0, NULL, 0, NULL, NULL},
+    [H_BAR] = TABLE_TEXT_ONLY("", 0),
+};
+
+static void hist_table(table *ht, const lat_hist *h)
+{
+    static const char bars[] = "########################################";
+    uint64_t top = 1;
+    for (unsigned b = 0; b < h->nbuckets; b++)
+        if (h->counts[b] > top)
+            top = h->counts[b];
+    table_init(ht, hist_cols, H_NCOLS);
+    ht->indent = "  ";
+    for (unsigned b = 0; b < h->nbuckets; b++) {
+        double lo = h->first_ns + h->width_ns * b;
+        int bar = (int)(40.0 * (double)h->counts[b] / (double)top + 0.999);
+        table_row(ht);
+        table_num(ht, us(lo));
+        table_num(ht, us(lo + h->width_ns));
+        table_u64(ht, h->counts[b]);
+        table_str(ht, bars + (sizeof bars - 1 - (size_t)bar));
     }
 }
 
 static void print_histogram(const lat_test *t)
 {
     const lat_hist *h = &t->hist;
-    uint64_t top = 1;
-    for (unsigned b = 0; b < h->nbuckets; b++)
-        if (h->counts[b] > top)
-            top = h->counts[b];
     printf("\n%s: %zu samples, %.3f us buckets", t->name, t->n, us(h->width_ns));
     if (h->overflow > 0)
         printf(", %llu past p99.9 (max %.3f us)", (unsigned long long)h->overflow, us(t->st.max));
     printf("\n");
-    for (unsigned b = 0; b < h->nbuckets; b++) {
-        if (h->counts[b] == 0)
-            continue;
-        double lo = h->first_ns + h->width_ns * b;
-        int bar = (int)(40.0 * (double)h->counts[b] / (double)top + 0.999);
-        printf("  %9.3f - %-9.3f %8llu %.*s\n", us(lo), us(lo + h->width_ns),
-               (unsigned long long)h->counts[b], bar, "########################################");
-    }
+    table ht;
+    hist_table(&ht, h);
+    for (size_t b = 0; b < ht.nrows; b++)
+        if (table_at(&ht, b, H_COUNT)->v.u64 != 0)
+            table_print_row(stdout, &ht, b);
+    table_free(&ht);
 }
 
 void lat_print(const lat_report *r)
@@ -238,10 +372,10 @@ static void json_test_extra(json *j, size_t i, void *ctx)
         json_obj(j, "histogram");
         json_num(j, "first_us", us(h->first_ns));
         json_num(j, "bucket_us", us(h->width_ns));
-        json_arr_inline(j, "counts");
-        for (unsigned b = 0; b < h->nbuckets; b++)
-            json_u64(j, NULL, h->counts[b]);
-        json_arr_end(j);
+        table ht;
+        hist_table(&ht, h);
+        table_json_column(j, "counts", &ht, H_COUNT);
+        table_free(&ht);
         json_u64(j, "overflow", h->overflow);
         json_obj_end(j);
     }
@@ -259,26 +393,18 @@ static void json_test_extra(json *j, size_t i, void *ctx)
     }
 }
 
-static void json_published(json *j)
+static int json_published(json *j)
 {
     json_obj(j, "published");
     json_str(j, "source", "VxWorks 7 vs Xenomai 3.1 with the VxWorks bmCtx* benchmarks");
     json_str(j, "platform", PUBLISHED_PLATFORM);
     json_u64(j, "iterations", 20000);
-    json_arr(j, "rows");
-    for (size_t i = 0; i < NPUBLISHED; i++) {
-        const published *p = &published_figures[i];
-        json_obj(j, NULL);
-        json_str(j, "system", p->system);
-        json_str(j, "mode", strncmp(p->system, "VxWorks", 7) == 0 ? "kernel" : "user");
-        json_str(j, "test", p->test);
-        json_num(j, "avg_us", p->avg);
-        json_num(j, "min_us", p->min);
-        json_num(j, "max_us", p->max);
-        json_obj_end(j);
-    }
-    json_arr_end(j);
+    table t;
+    pub_table(&t);
+    int bad = table_json(j, "rows", &t, NULL, NULL);
+    table_free(&t);
     json_obj_end(j);
+    return bad;
 }
 
 static void json_params(json *j, const lat_report *r)
@@ -324,6 +450,6 @@ int lat_write_json(const lat_report *r, const char *path, const char *command)
     json_str(&j, "detail", r->pi_detail);
     json_num(&j, "spin_us", (double)r->e->spin_ns / 1e3);
     json_obj_end(&j);
-    json_published(&j);
+    bad |= json_published(&j);
     return json_close(&j) != 0 || bad ? -1 : 0;
 }

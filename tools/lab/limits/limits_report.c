@@ -192,39 +192,6 @@ static double largest_ratio(const limits_bench *b, const lim_row *row)
     return ram_swap(b) > 0 ? (double)l->probe.exact / ram_swap(b) : -1;
 }
 
-static void print_largest_row(const limits_bench *b, const lim_row *row)
-{
-    const lim_largest *l = &row->largest;
-    const probe_result *q = &l->probe;
-    char last[32] = "-", fail[32] = "-", exact[40] = "-", lf[32] = "-", ratio[32] = "-";
-    lab_status st = row->status == LAB_NOT_INSTALLED ? LAB_NOT_INSTALLED : l->status;
-    if (st == LAB_OK) {
-        if (q->last_ok != 0)
-            fmt_bytes(q->last_ok, last, sizeof last);
-        if (q->capped)
-            snprintf(fail, sizeof fail, "none <= cap");
-        else
-            fmt_bytes(q->first_fail, fail, sizeof fail);
-        if (q->capped)
-            snprintf(exact, sizeof exact, ">= %s (cap)", fmt_bytes(q->exact, lf, sizeof lf));
-        else
-            snprintf(exact, sizeof exact, "%llu", (unsigned long long)q->exact);
-        snprintf(lf, sizeof lf, "-");
-        if (row->kind == LIM_RTM)
-            snprintf(lf, sizeof lf, "%llu", (unsigned long long)l->largest_free);
-        double r = largest_ratio(b, row);
-        if (r >= 0)
-            snprintf(ratio, sizeof ratio, "%s%.6f", q->capped ? ">= " : "", r);
-    }
-    printf("  %-16s %-13s %-10s %-13s %-20s %-12s %-12s %5u", row->name, lab_status_name(st), last,
-           fail, exact, lf, ratio, q->tries);
-    if (st != LAB_OK && l->id.why[0] != '\0')
-        printf("  (%s)", l->id.why);
-    else if (st == LAB_OK && row->kind == LIM_RTM && strncmp(row->name, "pool", 4) == 0)
-        printf("  (a pool gives exactly its block size)");
-    printf("\n");
-}
-
 /* --- the memmax module's published table: text and JSON from one fill -- */
 
 static void bytes_text(const table_cell *c, char *buf, size_t n)
@@ -269,6 +236,151 @@ static void print_seed_memmax(void)
     printf("  analogues here: kmalloc ~ slab, malloc; __get_free_pages ~ buddy; vmalloc ~ mmap\n");
 }
 
+/* --- the largest-block table: text and JSON from one fill ---------------- */
+
+/* A row per allocator; its JSON is the allocator's "largest" object (with
+ * the doubling steps after the columns, json_largest). The text reads
+ * some cells off others (TABLE_ROW): the first refusal is "none <= cap"
+ * and the exact size a lower bound ">= ... (cap)" when the probe reached
+ * the cap, the ratio is whichever of the two ratios applies, and the why
+ * comes last, in brackets. */
+enum largest_col {
+    L_NAME,
+    L_STATUS,
+    L_WHY,
+    L_START,
+    L_CAP,
+    L_LAST,
+    L_FIRST,
+    L_CAPPED,
+    L_EXACT,
+    L_TRIES,
+    L_FREE,
+    L_ARENA,
+    L_CHECK,
+    L_AGREE,
+    L_RATIO_REGION,
+    L_RATIO_RAM,
+    L_NCOLS
+};
+
+static int capped(const table_cell *row)
+{
+    return row[L_CAPPED].kind == TABLE_BOOL && row[L_CAPPED].v.b;
+}
+
+static void first_fail_text(const table_cell *row, char *buf, size_t n)
+{
+    if (row[L_FIRST].kind == TABLE_U64)
+        fmt_bytes(row[L_FIRST].v.u64, buf, n);
+    else
+        snprintf(buf, n, "%s", capped(row) ? "none <= cap" : "-");
+}
+
+static void exact_text(const table_cell *row, char *buf, size_t n)
+{
+    char bytes[32];
+    if (row[L_EXACT].kind != TABLE_U64)
+        snprintf(buf, n, "-");
+    else if (capped(row))
+        snprintf(buf, n, ">= %s (cap)", fmt_bytes(row[L_EXACT].v.u64, bytes, sizeof bytes));
+    else
+        snprintf(buf, n, "%llu", (unsigned long long)row[L_EXACT].v.u64);
+}
+
+/* exact / region for an rtm heap, exact / (RAM + swap) otherwise. */
+static void ratio_text(const table_cell *row, char *buf, size_t n)
+{
+    const table_cell *r =
+        row[L_RATIO_REGION].kind == TABLE_NUM ? &row[L_RATIO_REGION] : &row[L_RATIO_RAM];
+    if (r->kind == TABLE_NUM)
+        snprintf(buf, n, "%s%.6f", capped(row) ? ">= " : "", r->v.num);
+    else
+        snprintf(buf, n, "-");
+}
+
+/* Why a probe gave nothing, or why a pool's largest block is its block. */
+static void why_text(const table_cell *row, char *buf, size_t n)
+{
+    int ok = strcmp(row[L_STATUS].v.str, lab_status_name(LAB_OK)) == 0;
+    buf[0] = '\0';
+    if (!ok && row[L_WHY].kind == TABLE_STR && row[L_WHY].v.str[0] != '\0')
+        snprintf(buf, n, "(%s)", row[L_WHY].v.str);
+    else if (ok && row[L_FREE].kind == TABLE_U64 && strncmp(row[L_NAME].v.str, "pool", 4) == 0)
+        snprintf(buf, n, "(a pool gives exactly its block size)");
+}
+
+static const table_col largest_cols[L_NCOLS] = {
+    [L_NAME] = TABLE_TEXT_ONLY("allocator", -16),
+    [L_STATUS] = {"status", "status", -13, 0, 0, NULL, 0, NULL, NULL},
+    [L_WHY] = {"why", "", 0, 0, 0, NULL, TABLE_ROW, NULL, why_text},
+    [L_START] = TABLE_JSON_ONLY("start_bytes"),
+    [L_CAP] = TABLE_JSON_ONLY("cap_bytes"),
+    [L_LAST] = {"last_ok_bytes", "last OK", -10, 0, 0, NULL, 0, NULL, bytes_text},
+    [L_FIRST] = {"first_fail_bytes", "first refusal", -13, 0, 0, NULL, TABLE_ROW, NULL,
+                 first_fail_text},
+    [L_CAPPED] = TABLE_JSON_ONLY("capped"),
+    [L_EXACT] = {"exact_bytes", "exact largest", -20, 0, 0, NULL, TABLE_ROW, NULL, exact_text},
+    [L_TRIES] = {"tries", "tries", 5, 0, 0, NULL, 0, NULL, NULL},
+    [L_FREE] = {"largest_free_bytes", "largest_free", -12, 0, 0, NULL, 0, NULL, NULL},
+    [L_ARENA] = TABLE_JSON_ONLY("arena_bytes"),
+    [L_CHECK] = TABLE_JSON_ONLY("heap_check_ok"),
+    [L_AGREE] = TABLE_JSON_ONLY("agrees_with_stats"),
+    [L_RATIO_REGION] = {"ratio_to_region", "ratio", -12, 0, 0, NULL, TABLE_ROW, NULL, ratio_text},
+    [L_RATIO_RAM] = TABLE_JSON_ONLY("ratio_to_ram_swap"),
+};
+/* The why (header "") last, after the figures. */
+static const char *const largest_order[] = {"allocator",     "status",        "last OK",
+                                            "first refusal", "exact largest", "largest_free",
+                                            "ratio",         "tries",         ""};
+
+static void u64_or_null(table *t, int present, uint64_t v)
+{
+    if (present)
+        table_u64(t, v);
+    else
+        table_null(t);
+}
+
+static void largest_row(table *t, const limits_bench *b, const lim_row *row)
+{
+    const lim_largest *l = &row->largest;
+    const probe_result *q = &l->probe;
+    int ok = row->status != LAB_NOT_INSTALLED && l->status == LAB_OK;
+    int rtm = ok && row->kind == LIM_RTM;
+    double rr = largest_ratio(b, row);
+    table_row(t);
+    table_str(t, row->name);
+    table_str(t, lab_status_name(row->status == LAB_NOT_INSTALLED ? LAB_NOT_INSTALLED : l->status));
+    table_str(t, l->id.why);
+    table_u64(t, 4096);
+    table_u64(t, row->kind == LIM_RTM ? b->o->region : b->o->cap);
+    u64_or_null(t, ok && q->last_ok != 0, q->last_ok);
+    u64_or_null(t, ok && !q->capped, q->first_fail);
+    table_bool(t, ok && q->capped);
+    u64_or_null(t, ok, q->exact);
+    table_u64(t, q->tries);
+    u64_or_null(t, rtm, l->largest_free);
+    u64_or_null(t, rtm, l->arena);
+    if (rtm) {
+        table_bool(t, l->check_ok);
+        table_bool(t, q->exact == l->largest_free);
+        table_num(t, rr);
+    } else {
+        table_nulls(t, 3); /* not an rtm heap: no check, no stats, no region */
+    }
+    table_num(t, ok && row->kind != LIM_RTM && rr >= 0 ? rr : NAN);
+}
+
+static void largest_table(table *t, const limits_bench *b)
+{
+    table_init(t, largest_cols, L_NCOLS);
+    table_text_order(t, largest_order, sizeof largest_order / sizeof largest_order[0]);
+    t->indent = "  ";
+    for (size_t i = 0; i < b->nrows; i++)
+        largest_row(t, b, &b->rows[i]);
+}
+
 static void print_largest(const limits_bench *b)
 {
     char reg[32], cap[32];
@@ -277,10 +389,10 @@ static void print_largest(const limits_bench *b)
            "the first refusal. rtm heaps on a pre-faulted region of %s; malloc and\n"
            "mmap(MAP_NORESERVE) up to %s, blocks never touched.\n",
            fmt_bytes(b->o->region, reg, sizeof reg), fmt_bytes(b->o->cap, cap, sizeof cap));
-    printf("  %-16s %-13s %-10s %-13s %-20s %-12s %-12s %5s\n", "allocator", "status", "last OK",
-           "first refusal", "exact largest", "largest_free", "ratio", "tries");
-    for (size_t i = 0; i < b->nrows; i++)
-        print_largest_row(b, &b->rows[i]);
+    table t;
+    largest_table(&t, b);
+    table_print(stdout, &t);
+    table_free(&t);
     printf("  ratio: exact / region for rtm heaps; exact / (MemTotal + SwapTotal) for malloc and "
            "mmap.\n  largest_free: rtm_heap_stats() of the fresh heap. vm.overcommit_memory=%d, "
            "MemTotal %.1f GiB, SwapTotal %.1f GiB, RLIMIT_AS %s.\n",
@@ -443,47 +555,23 @@ static void json_opt_u64(json *j, const char *key, int present, uint64_t v)
         json_null(j, key);
 }
 
-static void json_largest(json *j, const limits_bench *b, const lim_row *row)
+/* The allocator's "largest" object: its row of the largest-block table,
+ * then the doubling steps. */
+static void json_largest(json *j, const limits_bench *b, const table *t, size_t i)
 {
-    const lim_largest *l = &row->largest;
-    const probe_result *q = &l->probe;
-    int ok = row->status != LAB_NOT_INSTALLED && l->status == LAB_OK;
-    int rtm = ok && row->kind == LIM_RTM;
+    const lim_row *row = &b->rows[i];
+    const probe_result *q = &row->largest.probe;
+    int ok = row->status != LAB_NOT_INSTALLED && row->largest.status == LAB_OK;
     json_obj(j, "largest");
-    json_str(j, "status",
-             lab_status_name(row->status == LAB_NOT_INSTALLED ? LAB_NOT_INSTALLED : l->status));
-    json_str(j, "why", l->id.why);
-    json_u64(j, "start_bytes", 4096);
-    json_u64(j, "cap_bytes", row->kind == LIM_RTM ? b->o->region : b->o->cap);
-    json_opt_u64(j, "last_ok_bytes", ok && q->last_ok != 0, q->last_ok);
-    json_opt_u64(j, "first_fail_bytes", ok && !q->capped, q->first_fail);
-    json_bool(j, "capped", ok && q->capped);
-    json_opt_u64(j, "exact_bytes", ok, q->exact);
-    json_u64(j, "tries", q->tries);
+    table_json_cells(j, t, i);
     json_arr(j, "steps");
-    for (unsigned i = 0; ok && i < q->nsteps; i++) {
+    for (unsigned s = 0; ok && s < q->nsteps; s++) {
         json_obj(j, NULL);
-        json_u64(j, "bytes", q->step_bytes[i]);
-        json_bool(j, "ok", q->step_ok[i]);
+        json_u64(j, "bytes", q->step_bytes[s]);
+        json_bool(j, "ok", q->step_ok[s]);
         json_obj_end(j);
     }
     json_arr_end(j);
-    json_opt_u64(j, "largest_free_bytes", rtm, l->largest_free);
-    json_opt_u64(j, "arena_bytes", rtm, l->arena);
-    if (rtm) {
-        json_bool(j, "heap_check_ok", l->check_ok);
-        json_bool(j, "agrees_with_stats", q->exact == l->largest_free);
-        json_num(j, "ratio_to_region", largest_ratio(b, row));
-    } else {
-        json_null(j, "heap_check_ok");
-        json_null(j, "agrees_with_stats");
-        json_null(j, "ratio_to_region");
-    }
-    double rr = largest_ratio(b, row);
-    if (ok && row->kind != LIM_RTM && rr >= 0)
-        json_num(j, "ratio_to_ram_swap", rr);
-    else
-        json_null(j, "ratio_to_ram_swap");
     json_obj_end(j);
 }
 
@@ -495,8 +583,9 @@ static void json_timing(json *j, const limits_bench *b, const lim_row *row)
     table_free(&t);
 }
 
-static void json_row(json *j, const limits_bench *b, const lim_row *row)
+static void json_row(json *j, const limits_bench *b, const table *largest, size_t i)
 {
+    const lim_row *row = &b->rows[i];
     const lim_ident *id = &row->largest.id;
     json_obj(j, NULL);
     json_str(j, "name", row->name);
@@ -505,7 +594,7 @@ static void json_row(json *j, const limits_bench *b, const lim_row *row)
     json_str(j, "library", row->kind == LIM_RTM ? "rtmem" : row->lib[0] ? row->lib : NULL);
     json_str(j, "malloc_from", id->ran ? id->from : NULL);
     json_str(j, "version", id->ran && id->version[0] ? id->version : NULL);
-    json_largest(j, b, row);
+    json_largest(j, b, largest, i);
     json_timing(j, b, row);
     json_obj_end(j);
 }
@@ -594,10 +683,14 @@ int limits_write_json(const limits_bench *b, const char *path)
     machine_json(&j, &b->m);
     json_str(&j, "rt_setup", b->rt_note);
     json_params(&j, b);
+    table largest;
+    largest_table(&largest, b);
     json_arr(&j, "allocators");
     for (size_t i = 0; i < b->nrows; i++)
-        json_row(&j, b, &b->rows[i]);
+        json_row(&j, b, &largest, i);
     json_arr_end(&j);
+    int bad = !table_ok(&largest);
+    table_free(&largest);
     json_published(&j);
-    return json_close(&j);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }

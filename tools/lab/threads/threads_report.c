@@ -354,41 +354,121 @@ static void print_allocators(const tr_bench *b)
     table_free(&t);
 }
 
-static void print_stat(const summary *s, const char *fmt_num, const char *fmt_dash)
+/* --- the seed002 and pc tables: text and JSON from one fill --------------- */
+
+/* A row per thread count and allocator (count-major, as the text reads);
+ * the JSON writes each row inside its allocator's benchmark array
+ * (json_bench_cell), followed by its runs. A summary over no clean run is
+ * null as a whole. The text shows the median before the minimum and the
+ * clean count last (seed_order, pc_order); "x glibc" is text only. */
+#define SUMMARY_COLS(group, med, min, spread, w, p)                                                \
+    {"min", min, w, p, 0, NULL, TABLE_NULL_GROUP, group, NULL},                                    \
+        {"median", med, w, p, 0, NULL, TABLE_NULL_GROUP, group, NULL},                             \
+        {"max", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, group, NULL},                               \
+        {"mean", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, group, NULL},                              \
+    {                                                                                              \
+        "spread", spread, 6, 2, 0, NULL, TABLE_NULL_GROUP, group, NULL                             \
+    }
+#define COUNT_COLS(head, w)                                                                        \
+    {"threads", head, w, 0, 0, NULL, 0, NULL, NULL}, TABLE_TEXT_ONLY("allocator", -14),            \
+        {"status", "status", -13, 0, 0, NULL, 0, NULL, NULL},                                      \
+        {"clean_runs", "clean", 7, 0, 0, NULL, 0, NULL, NULL},                                     \
+        {NULL, NULL, 0, 0, 0, NULL, TABLE_OF, NULL, NULL}, TABLE_JSON_ONLY("refused")
+#define VS_GLIBC_COL                                                                               \
+    {                                                                                              \
+        NULL, "x glibc", 7, 2, 0, "x", 0, NULL, NULL                                               \
+    }
+
+static const table_col seed_cols[] = {
+    COUNT_COLS("threads", 7),
+    SUMMARY_COLS("wall_ms", "wall med", "wall min", "spread", 9, 1),
+    SUMMARY_COLS("malloc_ms", "malloc med", NULL, NULL, 10, 1),
+    SUMMARY_COLS("free_ms", "free med", NULL, NULL, 9, 1),
+    SUMMARY_COLS("malloc_plus_free_ms", "m+f med", NULL, NULL, 9, 1),
+    SUMMARY_COLS("peak_rss_mib", "RSS MiB", NULL, NULL, 8, 1),
+    VS_GLIBC_COL,
+};
+static const char *const seed_order[] = {"threads",  "allocator", "status",     "wall med",
+                                         "wall min", "spread",    "malloc med", "free med",
+                                         "m+f med",  "RSS MiB",   "x glibc",    "clean"};
+
+static const table_col pc_cols[] = {
+    COUNT_COLS("pairs", 5),
+    SUMMARY_COLS("wall_ms", NULL, NULL, NULL, 0, 0),
+    SUMMARY_COLS("ns_per_block", "ns/b med", "ns/b min", "spread", 9, 1),
+    SUMMARY_COLS("mblocks_per_s", "Mblk/s", NULL, NULL, 9, 2),
+    SUMMARY_COLS("peak_rss_mib", "RSS MiB", NULL, NULL, 8, 1),
+    VS_GLIBC_COL,
+};
+static const char *const pc_order[] = {"pairs",  "allocator", "status",  "ns/b med", "ns/b min",
+                                       "spread", "Mblk/s",    "RSS MiB", "x glibc",  "clean"};
+
+static void summary_cells(table *t, const summary *s)
 {
-    if (s->n > 0)
-        printf(fmt_num, s->median);
-    else
-        printf(fmt_dash, "-");
+    if (s->n == 0) {
+        table_nulls(t, 5); /* the group is null as a whole */
+        return;
+    }
+    table_num(t, s->min);
+    table_num(t, s->median);
+    table_num(t, s->max);
+    table_num(t, s->mean);
+    table_num(t, s->spread);
 }
 
 /* Speed-up over glibc: glibc's median / this one's (> 1: faster). */
-static void print_vs_glibc(const tr_bench *b, const tr_cell *c, int bench, size_t ci)
+static double vs_glibc(const tr_bench *b, const tr_cell *c, int bench, size_t ci)
 {
     const tr_row *g = find_row(b, "glibc");
-    double x = NAN;
-    if (g != NULL && !g->missing && c->clean > 0)
-        x = tr_ratio(headline(&g->cell[bench][ci], bench).median, headline(c, bench).median);
-    if (isnan(x))
-        printf(" %7s", "-");
-    else
-        printf(" %6.2fx", x);
+    if (g == NULL || g->missing || c->clean == 0)
+        return NAN;
+    return tr_ratio(headline(&g->cell[bench][ci], bench).median, headline(c, bench).median);
 }
 
-static void print_seed_row(const tr_bench *b, const tr_row *row, size_t ci)
+static void bench_row(table *t, const tr_bench *b, const tr_row *row, int bench, size_t ci)
 {
-    const tr_cell *c = &row->cell[TR_SEED][ci];
-    printf("%7zu  %-14s %-13s", b->o->counts[ci], row->name, lab_status_name(c->status));
-    if (c->clean > 0)
-        printf(" %9.1f %9.1f %6.2f", c->wall_ms.median, c->wall_ms.min, c->wall_ms.spread);
-    else
-        printf(" %9s %9s %6s", "-", "-", "-");
-    print_stat(&c->malloc_ms, " %10.1f", " %10s");
-    print_stat(&c->free_ms, " %9.1f", " %9s");
-    print_stat(&c->sum_ms, " %9.1f", " %9s");
-    print_stat(&c->rss_mib, " %8.1f", " %8s");
-    print_vs_glibc(b, c, TR_SEED, ci);
-    printf(" %3zu/%-3llu\n", c->clean, (unsigned long long)b->o->runs);
+    const tr_cell *c = &row->cell[bench][ci];
+    table_row(t);
+    table_u64(t, b->o->counts[ci]);
+    table_str(t, row->name);
+    table_str(t, lab_status_name(c->status));
+    table_u64(t, c->clean);
+    table_u64(t, b->o->runs);
+    table_u64(t, c->refused);
+    summary_cells(t, &c->wall_ms);
+    if (bench == TR_SEED) {
+        summary_cells(t, &c->malloc_ms);
+        summary_cells(t, &c->free_ms);
+        summary_cells(t, &c->sum_ms);
+    } else {
+        summary_cells(t, &c->ns_per_block);
+        summary_cells(t, &c->mblocks_per_s);
+    }
+    summary_cells(t, &c->rss_mib);
+    table_num(t, vs_glibc(b, c, bench, ci));
+}
+
+/* Row (ci, allocator i) of a benchmark table is ci * nrows + i. */
+static void bench_table(table *t, const tr_bench *b, int bench)
+{
+    if (bench == TR_SEED) {
+        table_init(t, seed_cols, sizeof seed_cols / sizeof seed_cols[0]);
+        table_text_order(t, seed_order, sizeof seed_order / sizeof seed_order[0]);
+    } else {
+        table_init(t, pc_cols, sizeof pc_cols / sizeof pc_cols[0]);
+        table_text_order(t, pc_order, sizeof pc_order / sizeof pc_order[0]);
+    }
+    for (size_t ci = 0; ci < b->o->ncounts; ci++)
+        for (size_t i = 0; i < b->nrows; i++)
+            bench_row(t, b, &b->rows[i], bench, ci);
+}
+
+static void print_bench(const tr_bench *b, int bench)
+{
+    table t;
+    bench_table(&t, b, bench);
+    table_print(stdout, &t);
+    table_free(&t);
 }
 
 static void print_seed(const tr_bench *b)
@@ -396,38 +476,14 @@ static void print_seed(const tr_bench *b)
     printf("\nseed002: wall time (ms: median, min, spread max/min), the original's malloc and free "
            "times\n(ms: sums over threads and rounds, medians), peak RSS (MiB, median), "
            "speed-up over glibc (wall)\n");
-    printf("%7s  %-14s %-13s %9s %9s %6s %10s %9s %9s %8s %7s %7s\n", "threads", "allocator",
-           "status", "wall med", "wall min", "spread", "malloc med", "free med", "m+f med",
-           "RSS MiB", "x glibc", "clean");
-    for (size_t ci = 0; ci < b->o->ncounts; ci++)
-        for (size_t i = 0; i < b->nrows; i++)
-            print_seed_row(b, &b->rows[i], ci);
-}
-
-static void print_pc_row(const tr_bench *b, const tr_row *row, size_t ci)
-{
-    const tr_cell *c = &row->cell[TR_PC][ci];
-    printf("%5zu  %-14s %-13s", b->o->counts[ci], row->name, lab_status_name(c->status));
-    if (c->clean > 0)
-        printf(" %9.1f %9.1f %6.2f", c->ns_per_block.median, c->ns_per_block.min,
-               c->ns_per_block.spread);
-    else
-        printf(" %9s %9s %6s", "-", "-", "-");
-    print_stat(&c->mblocks_per_s, " %9.2f", " %9s");
-    print_stat(&c->rss_mib, " %8.1f", " %8s");
-    print_vs_glibc(b, c, TR_PC, ci);
-    printf(" %3zu/%-3llu\n", c->clean, (unsigned long long)b->o->runs);
+    print_bench(b, TR_SEED);
 }
 
 static void print_pc(const tr_bench *b)
 {
     printf("\npc: ns per block (wall / blocks: median, min, spread), throughput (million "
            "blocks/s, median),\npeak RSS (MiB, median), speed-up over glibc\n");
-    printf("%5s  %-14s %-13s %9s %9s %6s %9s %8s %7s %7s\n", "pairs", "allocator", "status",
-           "ns/b med", "ns/b min", "spread", "Mblk/s", "RSS MiB", "x glibc", "clean");
-    for (size_t ci = 0; ci < b->o->ncounts; ci++)
-        for (size_t i = 0; i < b->nrows; i++)
-            print_pc_row(b, &b->rows[i], ci);
+    print_bench(b, TR_PC);
 }
 
 static void print_run_problem(const tr_result *r)
@@ -495,21 +551,6 @@ void tr_print(const tr_bench *b)
 
 /* --- JSON ----------------------------------------------------------------------- */
 
-static void json_summary(json *j, const char *key, const summary *s)
-{
-    if (s->n == 0) {
-        json_null(j, key);
-        return;
-    }
-    json_obj(j, key);
-    json_num(j, "min", s->min);
-    json_num(j, "median", s->median);
-    json_num(j, "max", s->max);
-    json_num(j, "mean", s->mean);
-    json_num(j, "spread", s->spread);
-    json_obj_end(j);
-}
-
 static void json_run(json *j, const tr_result *r, int bench, uint64_t run)
 {
     json_obj(j, NULL);
@@ -535,42 +576,36 @@ static void json_run(json *j, const tr_result *r, int bench, uint64_t run)
     json_obj_end(j);
 }
 
-static void json_cell(json *j, const tr_bench *b, const tr_row *row, int bench, size_t ci)
+/* A benchmark cell: its table row, then its runs. */
+static void json_bench_cell(json *j, const tr_bench *b, const table *t, size_t i, int bench,
+                            size_t ci)
 {
-    const tr_cell *c = &row->cell[bench][ci];
+    const tr_row *row = &b->rows[i];
     json_obj(j, NULL);
-    json_u64(j, "threads", b->o->counts[ci]);
-    json_str(j, "status", lab_status_name(c->status));
-    json_u64(j, "clean_runs", c->clean);
-    json_u64(j, "refused", c->refused);
-    json_summary(j, "wall_ms", &c->wall_ms);
-    if (bench == TR_SEED) {
-        json_summary(j, "malloc_ms", &c->malloc_ms);
-        json_summary(j, "free_ms", &c->free_ms);
-        json_summary(j, "malloc_plus_free_ms", &c->sum_ms);
-    } else {
-        json_summary(j, "ns_per_block", &c->ns_per_block);
-        json_summary(j, "mblocks_per_s", &c->mblocks_per_s);
-    }
-    json_summary(j, "peak_rss_mib", &c->rss_mib);
+    table_json_cells(j, t, ci * b->nrows + i);
     json_arr(j, "runs");
     for (uint64_t run = 0; !row->missing && run < b->o->runs; run++)
-        json_run(j, &c->runs[run], bench, run);
+        json_run(j, &row->cell[bench][ci].runs[run], bench, run);
     json_arr_end(j);
     json_obj_end(j);
 }
 
+typedef struct json_ctx {
+    const tr_bench *b;
+    table bench[TR_NBENCH]; /* bench_table() of each benchmark run */
+} json_ctx;
+
 /* What a row holds beyond its table columns: each benchmark's cells. */
 static void json_row_extra(json *j, size_t i, void *ctx)
 {
-    const tr_bench *b = ctx;
-    const tr_row *row = &b->rows[i];
+    const json_ctx *x = ctx;
+    const tr_bench *b = x->b;
     for (int k = 0; k < TR_NBENCH; k++) {
         if (!b->o->bench_on[k])
             continue;
         json_arr(j, tr_bench_names[k]);
         for (size_t ci = 0; ci < b->o->ncounts; ci++)
-            json_cell(j, b, row, k, ci);
+            json_bench_cell(j, b, &x->bench[k], i, k, ci);
         json_arr_end(j);
     }
 }
@@ -659,8 +694,20 @@ int tr_write_json(const tr_bench *b, const char *path)
     json_params(&j, b);
     json_definitions(&j, b);
     table t;
+    json_ctx x = {.b = b};
     allocator_table(&t, b);
-    int bad = table_json(&j, "allocators", &t, json_row_extra, (void *)b);
+    int bad = 0;
+    for (int k = 0; k < TR_NBENCH; k++) {
+        if (!b->o->bench_on[k]) {
+            table_init(&x.bench[k], NULL, 0); /* not run: its cells were never summarised */
+            continue;
+        }
+        bench_table(&x.bench[k], b, k);
+        bad |= !table_ok(&x.bench[k]);
+    }
+    bad |= table_json(&j, "allocators", &t, json_row_extra, &x) != 0;
+    for (int k = 0; k < TR_NBENCH; k++)
+        table_free(&x.bench[k]);
     table_free(&t);
     json_verdicts(&j, b);
     return json_close(&j) != 0 || bad ? -1 : 0;

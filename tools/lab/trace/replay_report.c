@@ -32,48 +32,6 @@ static double held_ratio(const rp_row *r)
     return s != NULL && s->live > 0 ? (double)s->held / (double)s->live : 0.0;
 }
 
-/* "104 @12" (worst count, call index), or "-" when no such call. */
-static const char *worst_text(const rw_kind *k, char *buf, size_t n)
-{
-    if (k->calls == 0)
-        snprintf(buf, n, "-");
-    else
-        snprintf(buf, n, "%llu @%llu", (unsigned long long)k->max,
-                 (unsigned long long)k->worst_call);
-    return buf;
-}
-
-/* --wcet: the exact counts, one row per allocator. */
-static void print_wcet(const replay_bench *b)
-{
-    printf(
-        "\nexact x86-64 instructions per call (--wcet: calls 0..%llu counted by "
-        "single-stepping;\nworst count @ the call index that first reached it; alloc = "
-        "malloc, calloc, new;\naligned = an alignment above RTM_ALIGN asked, rtm_aligned_alloc):\n",
-        (unsigned long long)b->wcet_calls - 1);
-    printf("%-10s %14s %14s %16s %14s %8s %8s %9s %8s\n", "allocator", "alloc", "aligned",
-           "realloc", "free", "p99 al", "p99 fr", "mean al", "seconds");
-    for (size_t i = 0; i < b->nrows; i++) {
-        const rp_row *r = &b->rows[i];
-        const rw_counts *w = &r->wcet;
-        if (!w->measured) {
-            printf("%-10s %s\n", r->name, w->why);
-            continue;
-        }
-        char a[32], al[32], re[32], f[32];
-        printf("%-10s %14s %14s %16s %14s %8llu %8llu %9.1f %8.1f\n", r->name,
-               worst_text(&w->k[RW_ALLOC], a, sizeof a),
-               worst_text(&w->k[RW_ALIGNED], al, sizeof al),
-               worst_text(&w->k[RW_REALLOC], re, sizeof re),
-               worst_text(&w->k[RW_FREE], f, sizeof f), (unsigned long long)w->k[RW_ALLOC].p99,
-               (unsigned long long)w->k[RW_FREE].p99, w->k[RW_ALLOC].mean, w->seconds);
-        if (strcmp(r->name, "glibc") == 0)
-            printf("%-10s (its realloc and aligned calls ran uncounted: the counter has no "
-                   "row for them)\n",
-                   "");
-    }
-}
-
 /* --- the results table: text and JSON from one fill --------------------- */
 
 static void bytes_text(const table_cell *c, char *buf, size_t n)
@@ -169,6 +127,136 @@ static void results_table(table *t, const replay_bench *b)
     }
 }
 
+/* --- the --wcet table: text and JSON from one fill ------------------------- */
+
+/* A row per allocator; its JSON is the row's "wcet" object (null when not
+ * measured: results' wcet_why says why), a call kind's columns nested in
+ * an object of its name, null as a whole when no call of that kind was
+ * counted. The text reads "worst @ call index" off two cells (TABLE_ROW)
+ * and shows the seconds last; a row not measured shows why. */
+enum { W_CALLS = 1, W_REFUSED, W_INSTRUCTIONS, W_SECONDS, W_KIND0 };
+enum { K_CALLS, K_MAX, K_P99, K_MEAN, K_WORST_CALL, K_WORST_SIZE, K_SYSCALLS, K_NCOLS };
+#define KIND_COL(k, col) (W_KIND0 + (k)*K_NCOLS + (col))
+#define W_NCOLS          KIND_COL(RW_KINDS, 0)
+
+/* "104 @12" (worst count, call index), or "-" when no such call. */
+static void worst_text(const table_cell *row, unsigned k, char *buf, size_t n)
+{
+    const table_cell *max = &row[KIND_COL(k, K_MAX)], *at = &row[KIND_COL(k, K_WORST_CALL)];
+    if (max->kind != TABLE_U64 || at->kind != TABLE_U64)
+        snprintf(buf, n, "-");
+    else
+        snprintf(buf, n, "%llu @%llu", (unsigned long long)max->v.u64,
+                 (unsigned long long)at->v.u64);
+}
+static void worst_alloc(const table_cell *row, char *buf, size_t n)
+{
+    worst_text(row, RW_ALLOC, buf, n);
+}
+static void worst_aligned(const table_cell *row, char *buf, size_t n)
+{
+    worst_text(row, RW_ALIGNED, buf, n);
+}
+static void worst_realloc(const table_cell *row, char *buf, size_t n)
+{
+    worst_text(row, RW_REALLOC, buf, n);
+}
+static void worst_free(const table_cell *row, char *buf, size_t n)
+{
+    worst_text(row, RW_FREE, buf, n);
+}
+
+/* A kind with no call counted has p99 and mean 0 (rw_kind), and the text
+ * has always shown them so; its JSON is null. */
+static void p99_text(const table_cell *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%llu", c->kind == TABLE_U64 ? (unsigned long long)c->v.u64 : 0ull);
+}
+static void mean_text(const table_cell *c, char *buf, size_t n)
+{
+    snprintf(buf, n, "%.1f", c->kind == TABLE_NUM ? c->v.num : 0.0);
+}
+
+#define KIND_COLS(name, head, w, fn, p99, mean)                                                    \
+    {"calls", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, name, NULL},                                  \
+        {"max", head, w, 0, 0, NULL, TABLE_ROW | TABLE_NULL_GROUP, name, fn},                      \
+        {"p99", p99, 8, 0, 0, NULL, TABLE_NULL_GROUP, name, p99_text},                             \
+        {"mean", mean, 9, 1, 0, NULL, TABLE_NULL_GROUP, name, mean_text},                          \
+        {"worst_call", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, name, NULL},                         \
+        {"worst_size", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, name, NULL},                         \
+    {                                                                                              \
+        "syscalls", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, name, NULL                              \
+    }
+static const table_col wcet_cols[] = {
+    {NULL, "allocator", -10, 0, 0, NULL, TABLE_LABEL, NULL, NULL},
+    TABLE_JSON_ONLY("calls"),
+    TABLE_JSON_ONLY("refused"),
+    TABLE_JSON_ONLY("instructions"),
+    {"seconds", "seconds", 8, 1, 0, NULL, 0, NULL, NULL},
+    KIND_COLS("alloc", "alloc", 14, worst_alloc, "p99 al", "mean al"),
+    KIND_COLS("aligned", "aligned", 14, worst_aligned, NULL, NULL),
+    KIND_COLS("realloc", "realloc", 16, worst_realloc, NULL, NULL),
+    KIND_COLS("free", "free", 14, worst_free, "p99 fr", NULL),
+};
+static const char *const wcet_order[] = {"allocator", "alloc",  "aligned", "realloc", "free",
+                                         "p99 al",    "p99 fr", "mean al", "seconds"};
+
+static void kind_cells(table *t, const rw_kind *c)
+{
+    if (c->calls == 0) {
+        table_nulls(t, K_NCOLS); /* the kind's object is null as a whole */
+        return;
+    }
+    table_u64(t, c->calls);
+    table_u64(t, c->max);
+    table_u64(t, c->p99);
+    table_num(t, c->mean);
+    table_u64(t, c->worst_call);
+    table_u64(t, c->worst_size);
+    table_u64(t, c->syscalls);
+}
+
+static void wcet_table(table *t, const replay_bench *b)
+{
+    _Static_assert(sizeof wcet_cols / sizeof wcet_cols[0] == W_NCOLS, "a column per cell");
+    table_init(t, wcet_cols, W_NCOLS);
+    table_text_order(t, wcet_order, sizeof wcet_order / sizeof wcet_order[0]);
+    for (size_t i = 0; i < b->nrows; i++) {
+        const rw_counts *w = &b->rows[i].wcet;
+        table_row(t);
+        table_str(t, b->rows[i].name);
+        table_u64(t, w->calls);
+        table_u64(t, w->refused);
+        table_u64(t, w->instructions);
+        table_num(t, w->seconds);
+        for (unsigned k = 0; k < RW_KINDS; k++)
+            kind_cells(t, &w->k[k]);
+        if (!w->measured)
+            table_note(t, w->why);
+    }
+}
+
+/* --wcet: the exact counts, one row per allocator. */
+static void print_wcet(const replay_bench *b)
+{
+    printf(
+        "\nexact x86-64 instructions per call (--wcet: calls 0..%llu counted by "
+        "single-stepping;\nworst count @ the call index that first reached it; alloc = "
+        "malloc, calloc, new;\naligned = an alignment above RTM_ALIGN asked, rtm_aligned_alloc):\n",
+        (unsigned long long)b->wcet_calls - 1);
+    table t;
+    wcet_table(&t, b);
+    table_print_header(stdout, &t);
+    for (size_t i = 0; i < t.nrows; i++) {
+        table_print_row(stdout, &t, i);
+        if (b->rows[i].wcet.measured && strcmp(b->rows[i].name, "glibc") == 0)
+            printf("%-10s (its realloc and aligned calls ran uncounted: the counter has no "
+                   "row for them)\n",
+                   "");
+    }
+    table_free(&t);
+}
+
 void replay_print(const replay_bench *b)
 {
     char pk[32], reg[32];
@@ -193,44 +281,24 @@ void replay_print(const replay_bench *b)
         print_wcet(b);
 }
 
-/* The --wcet object of a row (null when not measured: the table's
- * wcet_why says why). */
-static void json_wcet(json *j, const rw_counts *w)
-{
-    if (!w->measured) {
-        json_null(j, "wcet");
-        return;
-    }
-    json_obj(j, "wcet");
-    json_u64(j, "calls", w->calls);
-    json_u64(j, "refused", w->refused);
-    json_u64(j, "instructions", w->instructions);
-    json_num(j, "seconds", w->seconds);
-    for (unsigned k = 0; k < RW_KINDS; k++) {
-        const rw_kind *c = &w->k[k];
-        if (c->calls == 0) {
-            json_null(j, rw_kind_names[k]);
-            continue;
-        }
-        json_obj(j, rw_kind_names[k]);
-        json_u64(j, "calls", c->calls);
-        json_u64(j, "max", c->max);
-        json_u64(j, "p99", c->p99);
-        json_num(j, "mean", c->mean);
-        json_u64(j, "worst_call", c->worst_call);
-        json_u64(j, "worst_size", c->worst_size);
-        json_u64(j, "syscalls", c->syscalls);
-        json_obj_end(j);
-    }
-    json_obj_end(j);
-}
-
 /* What a row holds beyond its table columns: the wcet detail and the
  * live/held samples. */
+typedef struct json_ctx {
+    const replay_bench *b;
+    table wcet; /* wcet_table() */
+} json_ctx;
+
 static void json_row_extra(json *j, size_t row, void *ctx)
 {
-    const rp_row *r = &((const replay_bench *)ctx)->rows[row];
-    json_wcet(j, &r->wcet);
+    const json_ctx *x = ctx;
+    const rp_row *r = &x->b->rows[row];
+    if (r->wcet.measured) {
+        json_obj(j, "wcet");
+        table_json_cells(j, &x->wcet, row);
+        json_obj_end(j);
+    } else {
+        json_null(j, "wcet");
+    }
     json_arr(j, "samples");
     for (size_t i = 0; i < r->nsamples; i++) {
         json_arr_inline(j, NULL);
@@ -271,8 +339,11 @@ int replay_write_json(const replay_bench *b, const char *path)
     json_u64(&j, "peak_live_blocks", b->st.peak_live_blocks);
     json_obj_end(&j);
     table t;
+    json_ctx x = {.b = b};
     results_table(&t, b);
-    int bad = table_json(&j, "results", &t, json_row_extra, (void *)b);
+    wcet_table(&x.wcet, b);
+    int bad = table_json(&j, "results", &t, json_row_extra, &x) != 0 || !table_ok(&x.wcet);
+    table_free(&x.wcet);
     table_free(&t);
     return json_close(&j) != 0 || bad ? -1 : 0;
 }

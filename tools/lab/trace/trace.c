@@ -2,14 +2,16 @@
 /*
  * trace.c -- `rtmem trace stats FILE` and `rtmem trace dump FILE`: what a
  * recorded trace holds, as tables (and JSON, docs/schema/trace_stats.schema.json)
- * or one line per call. The numbers come from trace_stats.c; this file only
- * parses options and prints.
+ * or one line per call. The numbers come from trace_stats.c; this file
+ * parses options and fills the tables (common/table.h) that both the text
+ * and the JSON are rendered from.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "commands.h"
 #include "common/opts.h"
+#include "common/table.h"
 #include "trace/trace_cli.h"
 
 #define RT_NONE "none: trace stats only reads the file"
@@ -33,30 +35,90 @@ static void usage(FILE *f)
                "file is reported with the byte offset of what is wrong, exit status 1.\n");
 }
 
+/* --- the tables: text and JSON from one fill -------------------------------- */
+
+/* Calls per operation, a row per operation (JSON: an object keyed by
+ * name, every operation; text: those called). */
+static const table_col op_cols[] = {
+    {"operation", "operation", -16, 0, 0, NULL, 0, NULL, NULL},
+    {"calls", "calls", 12, 0, 0, NULL, 0, NULL, NULL},
+};
+
+static void op_table(table *t, const trace_stats *s)
+{
+    table_init(t, op_cols, 2);
+    for (unsigned op = 1; op < TOP_COUNT; op++) {
+        table_row(t);
+        table_str(t, trace_op_name(op));
+        table_u64(t, s->calls[op]);
+    }
+}
+
+/* "[64, 127]", or "0" for the bucket of zero-byte requests. */
+static void range_text(const table_cell *row, char *buf, size_t n)
+{
+    if (row[1].v.u64 == 0)
+        snprintf(buf, n, "0");
+    else
+        snprintf(buf, n, "[%llu, %llu]", (unsigned long long)row[0].v.u64,
+                 (unsigned long long)row[1].v.u64);
+}
+
+/* Requested sizes, a row per power-of-two bucket that holds any. */
+static const table_col size_cols[] = {
+    {"min", "requested size", -24, 0, 0, NULL, TABLE_ROW, NULL, range_text},
+    TABLE_JSON_ONLY("max"),
+    {"count", "requests", 12, 0, 0, NULL, 0, NULL, NULL},
+};
+
+static void size_table(table *t, const trace_stats *s)
+{
+    table_init(t, size_cols, 3);
+    for (unsigned k = 0; k < TRACE_SIZE_BUCKETS; k++) {
+        if (s->size_hist[k] == 0)
+            continue;
+        table_row(t);
+        table_u64(t, k == 0 ? 0 : 1ull << (k - 1));
+        table_u64(t, k == 0 ? 0 : k == 64 ? ~0ull : (1ull << k) - 1);
+        table_u64(t, s->size_hist[k]);
+    }
+}
+
+/* Calls per thread, a row per thread (JSON: the calls as a flat array). */
+static const table_col thread_cols[] = {
+    {NULL, "thread", -8, 0, 0, NULL, 0, NULL, NULL},
+    {"calls", "calls", 12, 0, 0, NULL, 0, NULL, NULL},
+};
+
+static void thread_table(table *t, const trace *tr, const trace_stats *s)
+{
+    table_init(t, thread_cols, 2);
+    for (unsigned i = 0; i < tr->nthreads; i++) {
+        table_row(t);
+        table_u64(t, i);
+        table_u64(t, s->thread_calls[i]);
+    }
+}
+
 static void print_stats(const char *path, const trace *t, const trace_stats *s)
 {
     char b1[32], b2[32], b3[32];
+    table tb;
     printf("trace: %s (program %.24s, pid %u, format version %u)\n", path, t->hdr.program,
            t->hdr.pid, t->hdr.version);
     printf("calls: %zu over %.3f s, %u thread%s, %llu refused to the program\n\n", t->n,
            (double)s->duration_ns / 1e9, t->nthreads, t->nthreads == 1 ? "" : "s",
            (unsigned long long)s->failed);
-    printf("%-16s %12s\n", "operation", "calls");
-    for (unsigned op = 1; op < TOP_COUNT; op++)
-        if (s->calls[op] != 0)
-            printf("%-16s %12llu\n", trace_op_name(op), (unsigned long long)s->calls[op]);
-    printf("\n%-24s %12s\n", "requested size", "requests");
-    for (unsigned k = 0; k < TRACE_SIZE_BUCKETS; k++) {
-        if (s->size_hist[k] == 0)
-            continue;
-        char range[64];
-        if (k == 0)
-            snprintf(range, sizeof range, "0");
-        else
-            snprintf(range, sizeof range, "[%llu, %llu]", 1ull << (k - 1),
-                     k == 64 ? ~0ull : (1ull << k) - 1);
-        printf("%-24s %12llu\n", range, (unsigned long long)s->size_hist[k]);
-    }
+    op_table(&tb, s);
+    table_print_header(stdout, &tb);
+    for (size_t r = 0; r < tb.nrows; r++)
+        if (table_at(&tb, r, 1)->v.u64 != 0)
+            table_print_row(stdout, &tb, r);
+    table_free(&tb);
+    printf("\n");
+    size_table(&tb, s);
+    table_print(stdout, &tb);
+    table_free(&tb);
     printf("\npeak live: %s (%llu bytes) at call %llu, %llu blocks at most\n",
            trace_cli_bytes(s->peak_live_bytes, b1, sizeof b1),
            (unsigned long long)s->peak_live_bytes, (unsigned long long)s->peak_at,
@@ -67,14 +129,17 @@ static void print_stats(const char *path, const trace *t, const trace_stats *s)
     printf("live at the end: %s in %llu blocks\n",
            trace_cli_bytes(s->end_live_bytes, b3, sizeof b3),
            (unsigned long long)s->end_live_blocks);
-    printf("\n%-8s %12s\n", "thread", "calls");
-    for (unsigned i = 0; i < t->nthreads; i++)
-        printf("%-8u %12llu\n", i, (unsigned long long)s->thread_calls[i]);
+    printf("\n");
+    thread_table(&tb, t, s);
+    table_print(stdout, &tb);
+    table_free(&tb);
 }
 
 static int write_json(const char *out, const char *path, const trace *t, const trace_stats *s)
 {
     json j;
+    table tb;
+    int bad = 0;
     if (trace_cli_json_open(&j, "trace stats", out, RT_NONE) != 0)
         return -1;
     json_str(&j, "file", path);
@@ -84,25 +149,15 @@ static int write_json(const char *out, const char *path, const trace *t, const t
     json_u64(&j, "threads", t->nthreads);
     json_u64(&j, "duration_ns", s->duration_ns);
     json_u64(&j, "refused_to_program", s->failed);
-    json_obj(&j, "operations");
-    for (unsigned op = 1; op < TOP_COUNT; op++)
-        json_u64(&j, trace_op_name(op), s->calls[op]);
-    json_obj_end(&j);
-    json_arr(&j, "thread_calls");
-    for (unsigned i = 0; i < t->nthreads; i++)
-        json_u64(&j, NULL, s->thread_calls[i]);
-    json_arr_end(&j);
-    json_arr(&j, "size_histogram");
-    for (unsigned k = 0; k < TRACE_SIZE_BUCKETS; k++) {
-        if (s->size_hist[k] == 0)
-            continue;
-        json_obj(&j, NULL);
-        json_u64(&j, "min", k == 0 ? 0 : 1ull << (k - 1));
-        json_u64(&j, "max", k == 0 ? 0 : k == 64 ? ~0ull : (1ull << k) - 1);
-        json_u64(&j, "count", s->size_hist[k]);
-        json_obj_end(&j);
-    }
-    json_arr_end(&j);
+    op_table(&tb, s);
+    bad |= table_json_map(&j, "operations", &tb, 0, 1);
+    table_free(&tb);
+    thread_table(&tb, t, s);
+    bad |= table_json_column(&j, "thread_calls", &tb, 1);
+    table_free(&tb);
+    size_table(&tb, s);
+    bad |= table_json(&j, "size_histogram", &tb, NULL, NULL);
+    table_free(&tb);
     json_u64(&j, "allocated_bytes", s->allocated_bytes);
     json_u64(&j, "largest_request", s->largest_request);
     json_u64(&j, "peak_live_bytes", s->peak_live_bytes);
@@ -110,7 +165,7 @@ static int write_json(const char *out, const char *path, const trace *t, const t
     json_u64(&j, "peak_at_call", s->peak_at);
     json_u64(&j, "end_live_bytes", s->end_live_bytes);
     json_u64(&j, "end_live_blocks", s->end_live_blocks);
-    return json_close(&j);
+    return json_close(&j) != 0 || bad ? -1 : 0;
 }
 
 static void dump(const trace *t, uint64_t limit)

@@ -2,7 +2,9 @@
 /*
  * table_test.c -- unit tests of the lab's output tables (common/table.h):
  * every cell kind in text and in JSON, null and NaN, a column's own text,
- * joined columns and JSON groups, a row's note, and the errors (a cell
+ * joined columns and JSON groups, a row's note, a text order other than
+ * the JSON's, a group null as a whole, a text read from the whole row,
+ * a column as a flat array or an object, and the errors (a cell
  * before any row, too many cells, a short row) that must make the table
  * bad -- no text, null in JSON, -1 -- rather than shift or crash.
  *
@@ -34,6 +36,18 @@ static void expect_text(const char *what, const char *got, const char *want)
     if (strcmp(got, want) != 0) {
         fprintf(stderr, "%s: got\n[%s]\nwanted\n[%s]\n", what, got, want);
         failures++;
+    }
+}
+
+/* table_print() of t must succeed and write exactly want. */
+static void expect_print(const char *what, const table *t, const char *want)
+{
+    FILE *f = tmpfile();
+    char buf[1024];
+    CHECK(f != NULL && table_print(f, t) == 0);
+    if (f != NULL) {
+        expect_text(what, contents(f, buf, sizeof buf), want);
+        fclose(f);
     }
 }
 
@@ -224,6 +238,151 @@ static void test_optional(void)
                 "      \"x\": 3,\n      \"y\": null\n    },\n    \"z\": 4\n  }\n]\n}\n");
 }
 
+/* A text order other than the JSON's (a joined column following the one
+ * it joins), and a group written as null when all its cells are. */
+static void test_order(void)
+{
+    static const table_col cols2[] = {
+        {"n", "n", 2, 0, 0, NULL, 0, NULL, NULL},
+        {"clean", "clean", 5, 0, 0, NULL, 0, NULL, NULL},
+        {NULL, NULL, 0, 0, 0, NULL, TABLE_OF, NULL, NULL},
+        {"min", "min", 4, 0, 0, NULL, TABLE_NULL_GROUP, "ms", NULL},
+        {"median", "med", 4, 0, 0, NULL, TABLE_NULL_GROUP, "ms", NULL},
+        {"max", NULL, 0, 0, 0, NULL, TABLE_NULL_GROUP, "ms", NULL},
+    };
+    static const char *const order[] = {"n", "med", "min", "clean"};
+    table t;
+    table_init(&t, cols2, 6);
+    table_text_order(&t, order, 4);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 1) == 0 && table_u64(&t, 2) == 0);
+    CHECK(table_u64(&t, 3) == 0 && table_u64(&t, 4) == 0 && table_u64(&t, 5) == 0);
+    CHECK(table_u64(&t, 6) == 0);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 2) == 0 && table_u64(&t, 0) == 0);
+    CHECK(table_u64(&t, 3) == 0 && table_nulls(&t, 3) == 0);
+    CHECK(table_row(&t) == 0 && table_u64(&t, 3) == 0 && table_u64(&t, 1) == 0);
+    CHECK(table_u64(&t, 3) == 0 && table_null(&t) == 0 && table_u64(&t, 7) == 0);
+    CHECK(table_null(&t) == 0); /* one cell not null: an object with nulls */
+    expect_print("order text", &t,
+                 " n  med  min clean\n"
+                 " 1    5    4   2/3\n"
+                 " 2    -    -   0/3\n"
+                 " 3    7    -   1/3\n");
+    FILE *f;
+    char buf[1024];
+
+    static const char *const missing[] = {"n", "med", "clean"};
+    static const char *const twice[] = {"n", "med", "min", "min"};
+    static const char *const unknown[] = {"n", "med", "min", "mean"};
+    const char *const *bad[] = {missing, twice, unknown};
+    size_t nbad[] = {3, 4, 4};
+    for (size_t i = 0; i < 3; i++) {
+        table_text_order(&t, bad[i], nbad[i]);
+        f = tmpfile();
+        CHECK(table_print(f, &t) == -1);
+        CHECK(table_print_row(f, &t, 0) == -1);
+        CHECK(strcmp(contents(f, buf, sizeof buf), "") == 0);
+        fclose(f);
+    }
+    expect_text("null group", json_of(&t, 0, buf, sizeof buf),
+                "{\n\"rows\": [\n"
+                "  {\n    \"n\": 1,\n    \"clean\": 2,\n    \"ms\": {\n"
+                "      \"min\": 4,\n      \"median\": 5,\n      \"max\": 6\n    }\n  },\n"
+                "  {\n    \"n\": 2,\n    \"clean\": 0,\n    \"ms\": null\n  },\n"
+                "  {\n    \"n\": 3,\n    \"clean\": 1,\n    \"ms\": {\n"
+                "      \"min\": null,\n      \"median\": 7,\n      \"max\": null\n    }\n  }\n"
+                "]\n}\n");
+}
+
+/* A text that depends on another column (TABLE_ROW): the limit shows "none
+ * <= cap" when the row's "capped" is true, and its value otherwise. */
+static void capped_text(const table_cell *row, char *buf, size_t n)
+{
+    if (row[1].kind == TABLE_BOOL && row[1].v.b)
+        snprintf(buf, n, "none <= cap");
+    else if (row[2].kind == TABLE_U64)
+        snprintf(buf, n, "%llu", (unsigned long long)row[2].v.u64);
+    else
+        snprintf(buf, n, "-");
+}
+
+static void test_row_text(void)
+{
+    static const table_col cols3[] = {
+        {"name", "name", -5, 0, 0, NULL, 0, NULL, NULL},
+        {"capped", NULL, 0, 0, 0, NULL, 0, NULL, NULL},
+        {"limit", "limit", -12, 0, 0, NULL, TABLE_ROW, NULL, capped_text},
+    };
+    table t;
+    table_init(&t, cols3, 3);
+    CHECK(table_row(&t) == 0 && table_str(&t, "a") == 0 && table_bool(&t, 1) == 0);
+    CHECK(table_null(&t) == 0);
+    CHECK(table_row(&t) == 0 && table_str(&t, "b") == 0 && table_bool(&t, 0) == 0);
+    CHECK(table_u64(&t, 42) == 0);
+    CHECK(table_row(&t) == 0 && table_str(&t, "c") == 0 && table_bool(&t, 0) == 0);
+    CHECK(table_null(&t) == 0);
+    char buf[512];
+    expect_print("row text", &t,
+                 "name  limit\n"
+                 "a     none <= cap\n"
+                 "b     42\n"
+                 "c     -\n");
+    expect_text("row text json", json_of(&t, 0, buf, sizeof buf),
+                "{\n\"rows\": [\n"
+                "  {\n    \"name\": \"a\",\n    \"capped\": true,\n    \"limit\": null\n  },\n"
+                "  {\n    \"name\": \"b\",\n    \"capped\": false,\n    \"limit\": 42\n  },\n"
+                "  {\n    \"name\": \"c\",\n    \"capped\": false,\n    \"limit\": null\n  }\n"
+                "]\n}\n");
+}
+
+/* One column as a flat array, or as an object keyed by another column; a
+ * column past the table, names that are not strings or a bad table: null
+ * and -1. */
+static void test_column(void)
+{
+    static const table_col cols4[] = {
+        {NULL, "from", 5, 1, 0, NULL, 0, NULL, NULL},
+        {"count", "count", 5, 0, 0, NULL, 0, NULL, NULL},
+    };
+    table t;
+    table_init(&t, cols4, 2);
+    for (uint64_t i = 0; i < 3; i++)
+        CHECK(table_row(&t) == 0 && table_num(&t, (double)i / 2) == 0 && table_u64(&t, i * 7) == 0);
+    char path[] = "/tmp/table_test_XXXXXX";
+    int fd = mkstemp(path);
+    json j;
+    CHECK(fd >= 0 && json_open(&j, path) == 0);
+    CHECK(table_json_column(&j, "counts", &t, 1) == 0);
+    CHECK(table_json_column(&j, "from", &t, 0) == 0);
+    CHECK(table_json_column(&j, "past", &t, 2) == -1);
+    CHECK(table_json_map(&j, "by_name", &t, 0, 1) == -1); /* names not strings */
+    CHECK(table_num(&t, 1) == -1);                        /* one cell too many: the table is bad */
+    CHECK(table_json_column(&j, "bad", &t, 1) == -1);
+    table_free(&t);
+    static const table_col named[] = {
+        {"op", "op", -6, 0, 0, NULL, 0, NULL, NULL},
+        {"calls", "calls", 5, 0, 0, NULL, 0, NULL, NULL},
+    };
+    table_init(&t, named, 2);
+    CHECK(table_row(&t) == 0 && table_str(&t, "malloc") == 0 && table_u64(&t, 3) == 0);
+    CHECK(table_row(&t) == 0 && table_str(&t, "new[]") == 0 && table_null(&t) == 0);
+    CHECK(table_json_map(&j, "ops", &t, 0, 1) == 0);
+    CHECK(table_json_map(&j, "past", &t, 0, 2) == -1);
+    CHECK(json_close(&j) == 0);
+    table_free(&t);
+    char buf[512];
+    FILE *f = fopen(path, "r");
+    CHECK(f != NULL);
+    if (f != NULL) {
+        expect_text("column", contents(f, buf, sizeof buf),
+                    "{\n\"counts\": [0, 7, 14],\n\"from\": [0, 0.5, 1],\n\"past\": null,\n"
+                    "\"by_name\": null,\n\"bad\": null,\n\"ops\": {\n  \"malloc\": 3,\n"
+                    "  \"new[]\": null\n},\n\"past\": null\n}\n");
+        fclose(f);
+    }
+    remove(path);
+    close(fd);
+}
+
 /* A bad table: every render refuses, and JSON stays well-formed. */
 static void expect_bad(table *t, const char *what)
 {
@@ -257,6 +416,7 @@ static void test_errors(void)
     CHECK(table_u64(&t, 2) == 0);
     CHECK(table_u64(&t, 3) == -1);
     CHECK(table_str(&t, "x") == -1); /* sticky: no later cell lands anywhere */
+    CHECK(table_nulls(&t, 2) == -1);
     CHECK(table_row(&t) == -1);
     expect_bad(&t, "too many cells");
 
@@ -298,6 +458,9 @@ int main(void)
     test_text();
     test_json();
     test_optional();
+    test_order();
+    test_row_text();
+    test_column();
     test_errors();
     if (failures != 0) {
         fprintf(stderr, "table_test: %d failures\n", failures);
