@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "common/table.h"
+#include "common/table_pivot.h"
 #include "wcet.h"
 
 const wcet_row_info wcet_rows[ROW_COUNT] = {
@@ -215,7 +216,47 @@ static void print_rows(const wcet_all *all, unsigned al, row_stats *st)
     table_free(&t);
 }
 
-/* Max per (scenario, row): which states cost most for which call. */
+/* --- the per-scenario table: text grid and JSON "scenarios" from one fill */
+
+static const table_col scen_cols[WS_NCOLS] = {
+    [WS_ROW] = TABLE_PIVOT_KEY,
+    [WS_LABEL] = TABLE_PIVOT_KEY,
+    [WS_SCENARIO] = TABLE_JSON_ONLY("scenario"),
+    [WS_CALLS] = TABLE_JSON_ONLY("calls"),
+    [WS_MIN] = TABLE_JSON_ONLY("min"),
+    [WS_MEAN] = TABLE_JSON_ONLY("mean"),
+    [WS_P99] = TABLE_JSON_ONLY("p99"),
+    [WS_MAX] = TABLE_JSON_ONLY("max"),
+};
+
+void wcet_scenarios_table(table *t, const wcet_all *all, unsigned al)
+{
+    table_init(t, scen_cols, WS_NCOLS);
+    for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++)
+        for (unsigned sc = 1; sc < SC_COUNT; sc++) {
+            row_stats s = wcet_stats_of(all, al, r, (int)sc);
+            if (s.n == 0)
+                continue;
+            table_row(t);
+            table_u64(t, r);
+            table_str(t, wcet_scenario_names[sc]);
+            table_str(t, wcet_scenario_names[sc]);
+            table_u64(t, s.n);
+            table_u64(t, s.min);
+            table_num(t, s.mean);
+            table_u64(t, s.p99);
+            table_u64(t, s.max);
+        }
+}
+
+static void scen_max_text(const table *t, size_t row, size_t col, char *buf, size_t n, void *ctx)
+{
+    (void)ctx;
+    snprintf(buf, n, "%llu", (unsigned long long)table_at(t, row, col)->v.u64);
+}
+
+/* Max per (scenario, row): which states cost most for which call; the
+ * scenario table pivoted, a column per measured function. */
 static void print_scenarios(const wcet_all *all, unsigned al, const row_stats *all_st)
 {
     static const char *const head[ROW_COUNT] = {
@@ -227,33 +268,38 @@ static void print_scenarios(const wcet_all *all, unsigned al, const row_stats *a
         [ROW_ZS_MALLOC] = "malloc",     [ROW_ZS_FREE] = "free",
         [ROW_ZS_MAP] = "map",           [ROW_ZS_UNMAP] = "unmap",
         [ROW_ZS_COMPACT] = "compact",   [ROW_ZS_CHECK] = "check"};
+    const char *heads[ROW_COUNT] = {NULL};
+    for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++)
+        heads[r] = all_st[r].n > 0 ? head[r] : NULL;
+    /* The text rows: the scenarios any function was measured in, in order. */
+    const char *labels[SC_COUNT];
+    size_t nlabels = 0;
+    table t;
+    wcet_scenarios_table(&t, all, al);
+    for (unsigned sc = 1; sc < SC_COUNT; sc++)
+        for (size_t i = 0; i < t.nrows; i++)
+            if (strcmp(table_at(&t, i, WS_LABEL)->v.str, wcet_scenario_names[sc]) == 0) {
+                labels[nlabels++] = wcet_scenario_names[sc];
+                break;
+            }
+    table_pivot p = {
+        .corner = "scenario",
+        .label_width = -15,
+        .width = 9,
+        .heads = heads,
+        .nheads = ROW_COUNT,
+        .col_key = WS_ROW,
+        .row_key = WS_LABEL,
+        .value = WS_MAX,
+        .cell = scen_max_text,
+        .absent = "-",
+        .labels = labels,
+        .nlabels = nlabels,
+    };
     printf("\nmax instructions per scenario%s:\n",
            al == AL_TLSF ? " (t_ = typed rtm_tlsf_*, - = not measured there)" : "");
-    printf("%-15s", "scenario");
-    for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++)
-        if (all_st[r].n > 0)
-            printf(" %9s", head[r]);
-    printf("\n");
-    for (unsigned sc = 1; sc < SC_COUNT; sc++) {
-        row_stats st[ROW_COUNT];
-        int any = 0;
-        for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++) {
-            st[r] = wcet_stats_of(all, al, r, (int)sc);
-            any |= st[r].n > 0;
-        }
-        if (!any)
-            continue;
-        printf("%-15s", wcet_scenario_names[sc]);
-        for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++) {
-            if (all_st[r].n == 0)
-                continue;
-            if (st[r].n > 0)
-                printf(" %9u", st[r].max);
-            else
-                printf(" %9s", "-");
-        }
-        printf("\n");
-    }
+    table_pivot_print(stdout, &t, &p);
+    table_free(&t);
 }
 
 void wcet_sysmask_text(char *buf, size_t len, unsigned mask)

@@ -33,28 +33,24 @@ typedef struct rows_ctx {
     const wcet_all *all;
     unsigned al;
     const row_stats *st;
-    const table *t;
+    const table *t;    /* the rows table */
+    const table *scen; /* the per-scenario table */
 } rows_ctx;
 
 /* What a row holds beyond its table columns: the kinds of its system
- * calls and its figures per scenario. */
+ * calls and its figures per scenario, the scenario table's rows of the
+ * same function. */
 static void row_extra(json *j, size_t i, void *ctx)
 {
     const rows_ctx *x = ctx;
     unsigned r = (unsigned)table_at(x->t, i, WR_ROW)->v.u64;
     sys_kinds(j, x->st[r].sysmask);
     json_arr(j, "scenarios");
-    for (unsigned sc = 1; sc < SC_COUNT; sc++) {
-        row_stats s = wcet_stats_of(x->all, x->al, r, (int)sc);
-        if (s.n == 0)
+    for (size_t k = 0; k < x->scen->nrows; k++) {
+        if (table_at(x->scen, k, WS_ROW)->v.u64 != r)
             continue;
         json_obj(j, NULL);
-        json_str(j, "scenario", wcet_scenario_names[sc]);
-        json_u64(j, "calls", s.n);
-        json_u64(j, "min", s.min);
-        json_num(j, "mean", s.mean);
-        json_u64(j, "p99", s.p99);
-        json_u64(j, "max", s.max);
+        table_json_cells(j, x->scen, k);
         json_obj_end(j);
     }
     json_arr_end(j);
@@ -84,8 +80,11 @@ static void allocator_json(json *j, const wcet_all *all, unsigned al, row_stats 
     json_str(j, "parameters", wcet_allocators[al].note);
     table t;
     wcet_rows_table(&t, all, al, st);
-    rows_ctx x = {all, al, st, &t};
+    table scen;
+    wcet_scenarios_table(&scen, all, al);
+    rows_ctx x = {all, al, st, &t, &scen};
     table_json(j, "rows", &t, row_extra, &x);
+    table_free(&scen);
     table_free(&t);
     worst_json(j, "worst_alloc", st, wcet_worst_of_kind(st, WCET_ALLOC));
     worst_json(j, "worst_free", st, wcet_worst_of_kind(st, WCET_FREE));

@@ -361,6 +361,24 @@ enum wcet_rows_col {
 struct table;
 void wcet_rows_table(struct table *t, const wcet_all *all, unsigned al, row_stats *st);
 
+/* The per-scenario table of allocator al: a row per (measured function
+ * from ROW_ALLOC on, scenario) that has calls, rows in function order and
+ * scenarios in order within each; its JSON cells are the "scenarios" of
+ * the function's row, its text the scenario x function grid (pivoted,
+ * common/table_pivot.h). Its columns: */
+enum wcet_scen_col {
+    WS_ROW,      /* the wcet_rows index: the pivot's head, not written */
+    WS_LABEL,    /* the scenario's name: the pivot's text row, not written */
+    WS_SCENARIO, /* the same, in the JSON */
+    WS_CALLS,
+    WS_MIN,
+    WS_MEAN,
+    WS_P99,
+    WS_MAX,
+    WS_NCOLS
+};
+void wcet_scenarios_table(struct table *t, const wcet_all *all, unsigned al);
+
 /* "scenario: case" of a sample. */
 void wcet_describe_sample(char *buf, size_t len, const wcet_sample *s);
 
