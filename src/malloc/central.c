@@ -196,7 +196,8 @@ static void return_to_span(central *c, unsigned cls, void *p)
         s->hint = (uint32_t)(idx / 64u);
     c->out--;
     s->nfree++;
-    uint64_t gbits = ((uint64_t)1 << g) - 1u, at = idx % 64u - idx % g;
+    /* g is 1, 2 or 4: a mask, not a division (g is not a constant here). */
+    uint64_t gbits = ((uint64_t)1 << g) - 1u, at = (idx % 64u) & ~(uint64_t)(g - 1u);
     if ((*word >> at & gbits) == gbits && ++s->gfree == 1) /* a group is whole again */
         partial_link(c, s);
     if (s->nfree == s->nobj) {

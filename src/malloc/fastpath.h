@@ -10,7 +10,9 @@
  * block, about 20 instructions, 1 TLS load, 6 loads, 1 store (the span
  * owner tag's compare added 3 instructions and the load of the cache's
  * tag: 33 instead of 30 in objdump of librtmem-malloc.so's free, a hit, with
- * the PLT-free TLS and range checks). No lock, no atomic read-modify-write,
+ * the PLT-free TLS and range checks; still 33 with the group test for
+ * another span's block, which runs only after the tag missed: 5 more
+ * instructions and 1 load there). No lock, no atomic read-modify-write,
  * no access to the block's own memory. Anything else is a call to a
  * noinline slow path.
  */
@@ -66,14 +68,21 @@ RTM_INLINE void *fast_malloc(size_t size)
 
 /* HOT: free. The page map gives the class and the span's owner tag in two
  * loads; a small block of a span this thread's cache owns goes on its
- * stack. Everything else takes the slow path: a foreign block (tcache.c,
- * "False sharing"), and a page that is not small, whose entry is 0 and so
- * never matches a cache's tag (1 .. 255; rtmm_tc_dead's is 0). */
+ * stack, and so does another span's block of a class whose blocks fill
+ * whole cache lines (group 1: the slow path put it there too, tcache.c
+ * "False sharing"; checked only after the tag missed, so the own-span hit
+ * costs what it did). Everything else takes the slow path: a foreign block
+ * of a class whose blocks share lines, and a page that is not small, whose
+ * entry is 0 and so never matches a cache's tag (1 .. 255; rtmm_tc_dead's
+ * is 0) nor class 0's group (0). Why the second test: in a
+ * producer/consumer every free is foreign, and the slow path's call, errno
+ * save and second page-map lookup were about 70 of the consumer's 150
+ * instructions per free (docs/MALLOC.md "Producer/consumer"). */
 RTM_INLINE void fast_free(void *p)
 {
     unsigned e = pm_entry((uintptr_t)p);
     tcache *tc = rtmm_tc_self;
-    if (RTM_LIKELY(tc != NULL && e >> 8 == tc->tag)) {
+    if (RTM_LIKELY(tc != NULL && (e >> 8 == tc->tag || rtmm_class[e & 0xffu].group == 1u))) {
         tbin *b = &tc->bins[e & 0xffu];
         if (RTM_LIKELY(b->count < b->cap)) {
             b->slots[b->count++] = p;

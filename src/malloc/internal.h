@@ -430,6 +430,7 @@ typedef struct tbin {
 /* Foreign frees held by a thread cache before they go to the central lists
  * as a batch (tcache.c, "False sharing"). */
 #define TC_FOREIGN 64u
+_Static_assert(TC_FOREIGN <= 255u, "flush_foreign counts a batch in bytes");
 
 typedef struct tcache {
     tbin bins[NCLASS];

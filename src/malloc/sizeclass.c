@@ -35,6 +35,9 @@
 #include "malloc/internal.h"
 
 uint8_t rtmm_class_index[CLASS_SLOTS];
+/* Entry 0 ("not small") and the entries past rtmm_nclass stay all zero:
+ * fast_free() (fastpath.h) reads class 0's group for a page that is not
+ * small, and must find it 0, not 1. */
 class_info rtmm_class[NCLASS];
 unsigned rtmm_nclass;
 

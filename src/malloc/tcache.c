@@ -25,9 +25,9 @@
  * allocates: with the freed block back from its own bin it wrote into a line shared with other
  * threads (17 ns per write against mimalloc's 9, docs/MALLOC.md "False sharing"). Now it refills
  * from a span, in whole line groups. A foreign block of a class whose blocks fill whole lines goes
- * on the bin as before. Tags are reused modulo 255: two caches with one tag only fall back to the
- * old behaviour. A producer/consumer pair never makes either cache grow: the consumer's frees are
- * foreign.
+ * on the bin as before, on the fast path (fastpath.h) unless the bin is full. Tags are reused
+ * modulo 255: two caches with one tag only fall back to the old behaviour. A producer/consumer pair
+ * never makes either cache grow: the consumer's frees are foreign.
  *
  * Adaptive bins: a bin's limit starts at bin_min_cap() (1/16 of the class's
  * cap) and doubles at each allocation that finds the bin empty, up to the
@@ -186,24 +186,32 @@ static void flush_bin(tcache *tc, unsigned cls, uint32_t n)
     b->count -= n;
 }
 
-/* Gives the foreign batch back to the central lists, one call per class. */
+/* Gives the foreign batch back to the central lists, one call per class.
+ * The batch is grouped by class with a counting sort (O(n + classes)):
+ * a producer/consumer's consumer holds blocks of a dozen or more classes
+ * in one batch, and picking them out class by class rescanned the batch
+ * each time (about 170 instructions per block with the returns, callgrind,
+ * docs/MALLOC.md "Producer/consumer"). */
 static void flush_foreign(tcache *tc)
 {
     void *run[TC_FOREIGN];
-    uint32_t n = tc->nforeign;
-    while (n != 0) {
-        unsigned cls = tc->fcls[0];
-        uint32_t k = 0, rest = 0;
-        for (uint32_t i = 0; i < n; i++) {
-            if (tc->fcls[i] == cls) {
-                run[k++] = tc->foreign[i];
-            } else {
-                tc->foreign[rest] = tc->foreign[i];
-                tc->fcls[rest++] = tc->fcls[i];
-            }
-        }
-        rtmm_central_return(cls, run, k);
-        n = rest;
+    uint8_t at[NCLASS];
+    uint32_t n = tc->nforeign, start = 0;
+    memset(at, 0, sizeof at);
+    for (uint32_t i = 0; i < n; i++)
+        at[tc->fcls[i]]++;
+    for (unsigned c = 0; c < NCLASS; c++) { /* counts -> start of each class's run */
+        uint32_t k = at[c];
+        at[c] = (uint8_t)start;
+        start += k;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        run[at[tc->fcls[i]]++] = tc->foreign[i];
+    /* at[c] is now the end of class c's run, and the start of the next. */
+    for (unsigned c = 0, from = 0; c < NCLASS && from < n; c++) {
+        if (at[c] != from)
+            rtmm_central_return(c, run + from, at[c] - from);
+        from = at[c];
     }
     tc->nforeign = 0;
 }
@@ -313,20 +321,29 @@ static void bin_missed(tbin *b, unsigned cls)
     b->overflows = 0;
 }
 
-/* A free found the bin full: flush down to half the limit, after halving
- * the limit when the bin overflowed twice with no allocation miss between
- * (the thread frees this class and does not allocate it). */
+/* A free found the bin full. When an allocation missed since the last
+ * overflow, the thread uses the class: flush down to half the limit. When
+ * none did, the thread frees this class and does not allocate it (a
+ * consumer): flush the whole bin, since the blocks left would only wait
+ * for the next flush, and halve the limit when this is the second such
+ * overflow in a row. Why whole: a consumer's bins sit at their smallest
+ * limit (8 blocks of 1 KiB), so leaving half moved 4 blocks per class lock
+ * (0.12 lock round trips per block in producer/consumer, docs/MALLOC.md
+ * "Producer/consumer"). */
 static void bin_overflowed(tcache *tc, tbin *b, unsigned cls)
 {
     if (b->demand & BIN_DEMAND) {
         b->demand &= (uint8_t)~BIN_DEMAND;
         b->overflows = 0;
-    } else if (++b->overflows >= 2u) {
+        flush_bin(tc, cls, b->count - b->cap / 2u);
+        return;
+    }
+    if (++b->overflows >= 2u) {
         uint16_t min = bin_min_cap(cls);
         b->cap = b->cap / 2u > min ? (uint16_t)(b->cap / 2u) : min;
         b->overflows = 0;
     }
-    flush_bin(tc, cls, b->count - b->cap / 2u);
+    flush_bin(tc, cls, b->count);
 }
 
 /* Called only once the allocator is initialised: by the fast path of a
