@@ -427,6 +427,18 @@ typedef struct tbin {
     uint8_t overflows; /* overflows in a row without such a miss           */
 } tbin;
 
+/* HOT: a block onto a bin with room. The slot is written before the count
+ * covers it (a compiler fence, no instruction): a fork() child that finds
+ * the thread here sees the block either not yet cached or cached, never a
+ * stale slot counted in (tcache.c, "Fork"). */
+RTM_INLINE void bin_push(tbin *b, void *p)
+{
+    uint32_t n = b->count;
+    b->slots[n] = p;
+    atomic_signal_fence(memory_order_release);
+    b->count = n + 1u;
+}
+
 /* Foreign frees held by a thread cache before they go to the central lists
  * as a batch (tcache.c, "False sharing"). */
 #define TC_FOREIGN 64u
@@ -439,6 +451,7 @@ typedef struct tcache {
     struct tcache *next, *prev; /* registry: live or free                  */
     uint32_t ticks;             /* slow paths since the last maintenance   */
     int live;
+    int busy;         /* inside a slow path: a fork child leaves it (tcache.c) */
     uint64_t trim_ms; /* start of the idle-trim period           */
     void *foreign[TC_FOREIGN];
     uint8_t fcls[TC_FOREIGN]; /* their classes */

@@ -223,6 +223,29 @@ static void flush_all(tcache *tc)
     flush_foreign(tc);
 }
 
+/* Fork. A fork() child takes back every other thread's cache
+ * (rtmm_tc_fork_child), and that thread may have been anywhere when the
+ * parent forked. Its fast paths leave nothing the child could hand out
+ * twice (bin_push writes the slot before the count covers it; a pop lowers
+ * the count before the block leaves: at worst a block is lost to the
+ * child). Its slow paths move blocks between the cache and the central
+ * lists in several steps (release, then lower the count), so they mark the
+ * cache busy, and the child abandons a busy cache instead of giving its
+ * blocks back: a leak in the child rather than a block in two places.
+ * The compiler fences keep the marks around the work; on x86 stores reach
+ * memory in program order, so the child sees them in that order too. */
+static inline void cache_enter(tcache *tc)
+{
+    tc->busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+
+static inline void cache_leave(tcache *tc)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    tc->busy = 0;
+}
+
 /* Gives a cache back: its blocks to the central lists, itself to the free
  * list. The caller makes sure no thread uses it any more. */
 static void cache_retire(tcache *tc)
@@ -241,6 +264,7 @@ static void cache_retire(tcache *tc)
 static void on_thread_exit(void *arg)
 {
     rtmm_tc_self = &rtmm_tc_dead;
+    cache_enter(arg); /* never left: the cache is on the free list after */
     cache_retire(arg);
 }
 
@@ -346,19 +370,11 @@ static void bin_overflowed(tcache *tc, tbin *b, unsigned cls)
     flush_bin(tc, cls, b->count);
 }
 
-/* Called only once the allocator is initialised: by the fast path of a
- * thread that has a cache (its creation came after initialisation), or
- * through rtmm_alloc_first() (options.c), which initialises first. */
-RTM_NOINLINE void *rtmm_tc_alloc_slow(size_t size)
+/* The allocation slow path's work on the calling thread's cache: a block
+ * of class cls, refilling an empty bin from the central list; NULL when
+ * the central list has none. */
+static void *refill_and_take(tcache *tc, unsigned cls)
 {
-    unsigned cls = rtmm_class_index[class_slot(size)];
-    tcache *tc = rtmm_tc_self;
-    if (tc == NULL)
-        tc = cache_create();
-    if (tc == NULL || tc == &rtmm_tc_dead) { /* no cache: one block, straight */
-        void *p = NULL;
-        return rtmm_central_fetch(cls, &p, 1, 0) ? p : NULL;
-    }
     tbin *b = &tc->bins[cls];
     if (b->count == 0) {
         uint32_t want = b->cap > 1u ? b->cap / 2u : 1u;
@@ -373,6 +389,46 @@ RTM_NOINLINE void *rtmm_tc_alloc_slow(size_t size)
     return b->slots[--b->count];
 }
 
+/* Called only once the allocator is initialised: by the fast path of a
+ * thread that has a cache (its creation came after initialisation), or
+ * through rtmm_alloc_first() (options.c), which initialises first. */
+RTM_NOINLINE void *rtmm_tc_alloc_slow(size_t size)
+{
+    unsigned cls = rtmm_class_index[class_slot(size)];
+    tcache *tc = rtmm_tc_self;
+    if (tc == NULL)
+        tc = cache_create();
+    if (tc == NULL || tc == &rtmm_tc_dead) { /* no cache: one block, straight */
+        void *p = NULL;
+        return rtmm_central_fetch(cls, &p, 1, 0) ? p : NULL;
+    }
+    cache_enter(tc);
+    void *p = refill_and_take(tc, cls);
+    cache_leave(tc);
+    return p;
+}
+
+/* The free slow path's work on the calling thread's cache: p, of class
+ * cls, to the foreign batch or the bin, making room first. */
+static void put_in_cache(tcache *tc, void *p, unsigned cls)
+{
+    if (pm_entry((uintptr_t)p) >> 8 != tc->tag && rtmm_class[cls].group > 1u) {
+        tc->foreign[tc->nforeign] = p; /* another cache's span: not reused here */
+        tc->fcls[tc->nforeign] = (uint8_t)cls;
+        if (++tc->nforeign == TC_FOREIGN) {
+            flush_foreign(tc);
+            maybe_maintain(tc);
+        }
+        return;
+    }
+    tbin *b = &tc->bins[cls];
+    if (b->count >= b->cap) {
+        bin_overflowed(tc, b, cls);
+        maybe_maintain(tc);
+    }
+    bin_push(b, p);
+}
+
 RTM_NOINLINE void rtmm_tc_free_slow(void *p, unsigned cls)
 {
     int saved = errno;
@@ -381,20 +437,10 @@ RTM_NOINLINE void rtmm_tc_free_slow(void *p, unsigned cls)
         tc = cache_create();
     if (tc == NULL || tc == &rtmm_tc_dead) {
         rtmm_central_release(cls, &p, 1);
-    } else if (pm_entry((uintptr_t)p) >> 8 != tc->tag && rtmm_class[cls].group > 1u) {
-        tc->foreign[tc->nforeign] = p; /* another cache's span: not reused here */
-        tc->fcls[tc->nforeign] = (uint8_t)cls;
-        if (++tc->nforeign == TC_FOREIGN) {
-            flush_foreign(tc);
-            maybe_maintain(tc);
-        }
     } else {
-        tbin *b = &tc->bins[cls];
-        if (b->count >= b->cap) {
-            bin_overflowed(tc, b, cls);
-            maybe_maintain(tc);
-        }
-        b->slots[b->count++] = p;
+        cache_enter(tc);
+        put_in_cache(tc, p, cls);
+        cache_leave(tc);
     }
     errno = saved;
 }
@@ -402,8 +448,11 @@ RTM_NOINLINE void rtmm_tc_free_slow(void *p, unsigned cls)
 void rtmm_tc_flush_self(void)
 {
     tcache *tc = rtmm_tc_self;
-    if (tc != NULL && tc != &rtmm_tc_dead)
+    if (tc != NULL && tc != &rtmm_tc_dead) {
+        cache_enter(tc);
         flush_all(tc);
+        cache_leave(tc);
+    }
 }
 
 /* --- statistics, check, fork ---------------------------------------------------------- */
@@ -464,8 +513,16 @@ void rtmm_tc_fork_child(void)
     tcache *tc = live_head;
     while (tc != NULL) {
         tcache *next = tc->next;
-        if (tc != rtmm_tc_self)
+        if (tc == rtmm_tc_self) {
+            tc = next;
+            continue;
+        }
+        if (tc->busy) { /* caught mid-way (see cache_enter): abandoned */
+            reg_unlink(&live_head, tc);
+            live_count--;
+        } else {
             cache_retire(tc);
+        }
         tc = next;
     }
 }
