@@ -340,7 +340,7 @@ int table_print(FILE *f, const table *t)
 
 /* --- JSON ------------------------------------------------------------------ */
 
-static void cell_json(json *j, const char *key, const table_cell *c)
+void table_json_cell(json *j, const char *key, const table_cell *c)
 {
     switch (c->kind) {
     case TABLE_NULL:
@@ -410,7 +410,7 @@ int table_json_cells(json *j, const table *t, size_t row)
         }
         if (group != NULL ? skip : all_null(t, row, k, TABLE_OPTIONAL))
             continue;
-        cell_json(j, c->key, &t->cells[row * t->ncols + k]);
+        table_json_cell(j, c->key, &t->cells[row * t->ncols + k]);
     }
     if (group != NULL && !skip)
         json_obj_end(j);
@@ -444,7 +444,7 @@ int table_json_column(json *j, const char *key, const table *t, size_t col)
     }
     json_arr_inline(j, key);
     for (size_t r = 0; r < t->nrows; r++)
-        cell_json(j, NULL, &t->cells[r * t->ncols + col]);
+        table_json_cell(j, NULL, &t->cells[r * t->ncols + col]);
     json_arr_end(j);
     return 0;
 }
@@ -460,7 +460,7 @@ int table_json_map(json *j, const char *key, const table *t, size_t name_col, si
     }
     json_obj(j, key);
     for (size_t r = 0; r < t->nrows; r++)
-        cell_json(j, t->cells[r * t->ncols + name_col].v.str, &t->cells[r * t->ncols + col]);
+        table_json_cell(j, t->cells[r * t->ncols + name_col].v.str, &t->cells[r * t->ncols + col]);
     json_obj_end(j);
     return 0;
 }

@@ -147,6 +147,9 @@ int table_print_header(FILE *f, const table *t);
 int table_print_row(FILE *f, const table *t, size_t row);
 int table_print(FILE *f, const table *t);
 
+/* One cell as JSON: key: value, or an array element when key is NULL
+ * (null for TABLE_NULL and a number that is not finite). */
+void table_json_cell(json *j, const char *key, const table_cell *c);
 /* The JSON members of one row, written into the object the caller opened
  * (which may hold other members too). 0 or -1 (nothing written). */
 int table_json_cells(json *j, const table *t, size_t row);

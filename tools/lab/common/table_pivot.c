@@ -5,10 +5,8 @@
  *
  * Only the public table API is used (table_at, table_ok): the pivot is a
  * second text view of the same cells table.c renders as JSON, so the two
- * cannot disagree on a figure. table_pivot_json_column() writes a cell as
- * table.c does (cell_json there is file-local: table.c is another
- * helper's, and a public table_json_cell() there would make this switch
- * go). Tables here are small (a row per allocator
+ * cannot disagree on a figure; its JSON arrays write each cell with
+ * table.c's table_json_cell(). Tables here are small (a row per allocator
  * and window: a few thousand), so rows are found by scanning.
  */
 #include <string.h>
@@ -123,31 +121,6 @@ int table_pivot_print_line(FILE *f, const table *t, const table_pivot *p, const 
     return 0;
 }
 
-/* One cell as an array element, as table_json() writes it in an object. */
-static void cell_json(json *j, const table_cell *c)
-{
-    switch (c->kind) {
-    case TABLE_NULL:
-        json_null(j, NULL);
-        break;
-    case TABLE_NUM:
-        json_num(j, NULL, c->v.num);
-        break;
-    case TABLE_U64:
-        json_u64(j, NULL, c->v.u64);
-        break;
-    case TABLE_I64:
-        json_i64(j, NULL, c->v.i64);
-        break;
-    case TABLE_STR:
-        json_str(j, NULL, c->v.str);
-        break;
-    case TABLE_BOOL:
-        json_bool(j, NULL, c->v.b);
-        break;
-    }
-}
-
 int table_pivot_json_column(json *j, const char *key, const table *t, const table_pivot *p,
                             size_t head, size_t col)
 {
@@ -158,7 +131,7 @@ int table_pivot_json_column(json *j, const char *key, const table *t, const tabl
     json_arr_inline(j, key);
     for (size_t r = 0; r < t->nrows; r++)
         if (head_of(t, p, r) == head)
-            cell_json(j, table_at(t, r, col));
+            table_json_cell(j, NULL, table_at(t, r, col));
     json_arr_end(j);
     return 0;
 }
@@ -181,7 +154,7 @@ int table_pivot_json_row(json *j, const char *key, const table *t, size_t row)
     json_arr_inline(j, key);
     for (size_t k = 0; k < t->ncols; k++)
         if (t->cols[k].key != NULL)
-            cell_json(j, table_at(t, row, k));
+            table_json_cell(j, NULL, table_at(t, row, k));
     json_arr_end(j);
     return 0;
 }

@@ -12,6 +12,7 @@
 #define RTM_LAB_TESTS_CHECK_H
 
 #include <stdio.h>
+#include <string.h>
 
 static int failures;
 
@@ -22,5 +23,25 @@ static int failures;
             failures++;                                                                            \
         }                                                                                          \
     } while (0)
+
+/* The whole of f, from its start, in buf (NUL-terminated): what a
+ * renderer wrote to a tmpfile(). */
+static inline const char *contents(FILE *f, char *buf, size_t n)
+{
+    fflush(f);
+    rewind(f);
+    size_t got = fread(buf, 1, n - 1, f);
+    buf[got] = '\0';
+    return buf;
+}
+
+/* A rendered text against the expected one: a failure shows both. */
+static inline void expect_text(const char *what, const char *got, const char *want)
+{
+    if (strcmp(got, want) != 0) {
+        fprintf(stderr, "%s: got\n[%s]\nwanted\n[%s]\n", what, got, want);
+        failures++;
+    }
+}
 
 #endif /* RTM_LAB_TESTS_CHECK_H */

@@ -18,23 +18,6 @@
 #include "common/table_pivot.h"
 #include "common/tests/check.h"
 
-static const char *contents(FILE *f, char *buf, size_t n)
-{
-    fflush(f);
-    rewind(f);
-    size_t got = fread(buf, 1, n - 1, f);
-    buf[got] = '\0';
-    return buf;
-}
-
-static void expect_text(const char *what, const char *got, const char *want)
-{
-    if (strcmp(got, want) != 0) {
-        fprintf(stderr, "%s: got\n[%s]\nwanted\n[%s]\n", what, got, want);
-        failures++;
-    }
-}
-
 enum { HEAD, LABEL, NS, MARKED };
 static const table_col cols[] = {
     TABLE_PIVOT_KEY,

@@ -21,24 +21,6 @@
 #include "common/table.h"
 #include "common/tests/check.h"
 
-/* The whole of f, from its start, in buf (NUL-terminated). */
-static const char *contents(FILE *f, char *buf, size_t n)
-{
-    fflush(f);
-    rewind(f);
-    size_t got = fread(buf, 1, n - 1, f);
-    buf[got] = '\0';
-    return buf;
-}
-
-static void expect_text(const char *what, const char *got, const char *want)
-{
-    if (strcmp(got, want) != 0) {
-        fprintf(stderr, "%s: got\n[%s]\nwanted\n[%s]\n", what, got, want);
-        failures++;
-    }
-}
-
 /* table_print() of t must succeed and write exactly want. */
 static void expect_print(const char *what, const table *t, const char *want)
 {
