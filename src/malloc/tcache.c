@@ -159,6 +159,7 @@ static tcache *cache_create(void)
         return NULL;
     }
     tc->live = 1;
+    tc->busy = 0; /* a reused cache was left busy by its last thread's exit */
     tc->ticks = 0;
     tc->trim_ms = 0;
     lock_take(&reg_lock);
