@@ -36,6 +36,8 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
 #define RTM_KIND_HEAPMEM  0x314d5048u /* "HPM1": heapmem, layout 1 */
 #define RTM_KIND_POOL     0x314c4f50u /* "POL1": fixed-block pool, layout 1 */
 #define RTM_KIND_XVMALLOC 0x31505658u /* "XVP1": xvmalloc (TLSF inside pages), layout 1 */
+/* "TCD1": TLSF with a deferred-coalescing cache, layout 1 */
+#define RTM_KIND_TLSF_CACHED 0x31444354u
 /* Not an algorithm (no registry entry): a lock around an inner heap of any
  * algorithm, the locked and the process-shared heaps (src/shared/), which
  * register their descriptor at run time (rtm_kind_register). */

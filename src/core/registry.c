@@ -31,7 +31,8 @@
     X(halffit, RTM_KIND_HALFFIT)                                                                   \
     X(slab, RTM_KIND_SLAB)                                                                         \
     X(heapmem, RTM_KIND_HEAPMEM)                                                                   \
-    X(xvmalloc, RTM_KIND_XVMALLOC)
+    X(xvmalloc, RTM_KIND_XVMALLOC)                                                                 \
+    X(tlsf_cached, RTM_KIND_TLSF_CACHED)
 #endif
 
 #define DECLARE_KIND(name, word) extern const rtm_heap_kind rtm_kind_##name;
