@@ -71,7 +71,7 @@ limit=${BENCH_TIMEOUT:-900}
 #   limit; `build/rtmem-workloads` alone runs them.
 profile=(
   "memcheck|memcheck --all"
-  "bench_random|bench random --allocators tlsf,halffit,glibc,mimalloc,jemalloc,tcmalloc"
+  "bench_random|bench random --allocators tlsf,tlsf_cached,halffit,glibc,mimalloc,jemalloc,tcmalloc"
   "bench_random_sweep|bench random --sweep|--sweep-step 256"
   "bench_random_grow|bench random --grow|--runs 3 --iterations 500000"
   "bench_zram|bench zram|--sweep-step 256 --sweep-max 8192"

@@ -25,19 +25,18 @@
  * full bin or a full cache gives its oldest block to the inner heap, whose
  * neighbours have had the longest to become free too.
  *
- * alloc(s): the newest block of s's own bin if it is large enough, else the
- * newest of the next bin (every block there is larger than s), else the
- * inner heap. A block is handed out whole, so it may be up to 1.5x the
- * request (the next bin's upper bound); that is the memory this trades.
- * When the inner heap refuses, the whole cache is coalesced and the request
- * tried once more: the cache never refuses a request that plain TLSF would
- * have served from the same blocks.
+ * alloc(s): the newest block of the next bin (every block there is larger
+ * than s), else the newest block of s's own bin that is large enough (a
+ * scan of at most 8 recorded sizes), else the inner heap. A block is handed out whole, so it may be
+ * up to 1.5x the request (the next bin's upper bound); that is the memory this trades. When the
+ * inner heap refuses, the whole cache is coalesced and the request tried once more: the cache never
+ * refuses a request that plain TLSF would have served from the same blocks.
  *
  * Bounds (docs/TLSF.md, "The deferred-coalescing cache"):
  *  - at most `blocks` blocks (default 128, at most 352) are held, so the
  *    memory held back from coalescing is at most blocks x 32 KiB;
- *  - alloc and free are O(1): alloc is two ring probes then at most one
- *    inner alloc; free is one validation, at most one inner free and a
+ *  - alloc and free are O(1): alloc is a ring probe and a scan of at most
+ *    8 entries, then at most one inner alloc; free is one validation, at most one inner free and a
  *    push. The exception, and the cost of the option: an alloc, aligned
  *    alloc or realloc that the inner heap refuses first coalesces the
  *    whole cache (at most `blocks` inner frees) before its retry. Size the
@@ -111,19 +110,24 @@ static inline size_t *first_word(char *p) { return (size_t *)(void *)p; }
 
 /* --- the rings ---------------------------------------------------------- */
 
-/* Hot path: the newest block of bin b if it holds `size` bytes. */
+/* Hot path: the newest block of bin b that holds `size` bytes (the ring
+ * holds the sizes, so the scan of at most TC_RING entries reads no block).
+ * The newest entry fills the hole, which keeps the ring contiguous. */
 static inline void *take(rtm_tlsf_cached *c, unsigned b, size_t size)
 {
-    if (c->count[b] == 0)
-        return NULL;
-    unsigned slot = (c->next[b] - 1u) & (TC_RING - 1u);
-    const tc_entry *e = &c->ring[b][slot];
-    if (e->usable < size)
-        return NULL;
-    c->next[b] = (uint8_t)slot;
-    c->count[b]--;
-    c->held--;
-    return at(c, e->off);
+    unsigned newest = (c->next[b] - 1u) & (TC_RING - 1u);
+    for (unsigned k = 0; k < c->count[b]; k++) {
+        unsigned slot = (newest - k) & (TC_RING - 1u);
+        if (c->ring[b][slot].usable < size)
+            continue;
+        size_t off = c->ring[b][slot].off;
+        c->ring[b][slot] = c->ring[b][newest];
+        c->next[b] = (uint8_t)newest;
+        c->count[b]--;
+        c->held--;
+        return at(c, off);
+    }
+    return NULL;
 }
 
 /* Gives the oldest block of bin b (not empty) to the inner heap. */

@@ -52,9 +52,10 @@
 #define SWEEP_DEFAULT_ITERATIONS 20000u
 #define SWEEP_QUICK_ITERATIONS   2000u
 /* Each window is one line of a child's output; this bounds that output. */
-#define SWEEP_MAX_WINDOWS        4096u
-#define SWEEP_DEFAULT_ALLOCATORS "tlsf,buddy,halffit,slab,heapmem,glibc,mimalloc,jemalloc,tcmalloc"
-#define SWEEP_QUICK_ALLOCATORS   "tlsf,glibc"
+#define SWEEP_MAX_WINDOWS 4096u
+#define SWEEP_DEFAULT_ALLOCATORS                                                                   \
+    "tlsf,tlsf_cached,buddy,halffit,slab,heapmem,glibc,mimalloc,jemalloc,tcmalloc"
+#define SWEEP_QUICK_ALLOCATORS "tlsf,glibc"
 
 /* --- random_sweep_plan.c: pure functions (unit-tested) ------------------ */
 
