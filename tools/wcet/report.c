@@ -47,6 +47,7 @@ const wcet_row_info wcet_rows[ROW_COUNT] = {
  * the page sizes are each algorithm's default (Xenomai's 512 for heapmem). */
 const wcet_allocator_info wcet_allocators[AL_COUNT] = {
     {"tlsf", "tlsf", "generic and typed API"},
+    {"tlsf_cached", "tlsf_cached", "TLSF behind a cache of up to 128 freed blocks (default)"},
     {"pool", "pool:4096", "4096-byte blocks"},
     {"buddy", "buddy:4096", "4 KiB pages, heaps up to 1 GiB (18 orders)"},
     {"halffit", "halffit", "32-byte units, heaps up to 1 GiB (25 orders)"},
@@ -66,15 +67,18 @@ const char *const wcet_scenario_names[SC_COUNT] = {
     "heapmem-range", "heapmem-fail",   "glibc-fastbins", "glibc-unsorted", "glibc-top",
     "glibc-mmap",    "glibc-free",     "xvmalloc-alloc", "xvmalloc-free",  "xvmalloc-fail",
     "zs-malloc",     "zs-free",        "zs-map",         "zs-compact",     "zs-check",
+    "cache-hit",     "cache-evict",    "cache-flush",
 };
 
 const enum wcet_allocator wcet_scenario_owner[SC_COUNT] = {
-    AL_COUNT,    AL_COUNT,    AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,
-    AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,
-    AL_TLSF,     AL_POOL,     AL_BUDDY,    AL_BUDDY,    AL_BUDDY,    AL_HALFFIT,  AL_HALFFIT,
-    AL_SLAB,     AL_SLAB,     AL_SLAB,     AL_HEAPMEM,  AL_HEAPMEM,  AL_HEAPMEM,  AL_GLIBC,
-    AL_GLIBC,    AL_GLIBC,    AL_GLIBC,    AL_GLIBC,    AL_XVMALLOC, AL_XVMALLOC, AL_XVMALLOC,
-    AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC,
+    AL_COUNT,       AL_COUNT,    AL_TLSF,     AL_TLSF,     AL_TLSF,        AL_TLSF,
+    AL_TLSF,        AL_TLSF,     AL_TLSF,     AL_TLSF,     AL_TLSF,        AL_TLSF,
+    AL_TLSF,        AL_TLSF,     AL_TLSF,     AL_POOL,     AL_BUDDY,       AL_BUDDY,
+    AL_BUDDY,       AL_HALFFIT,  AL_HALFFIT,  AL_SLAB,     AL_SLAB,        AL_SLAB,
+    AL_HEAPMEM,     AL_HEAPMEM,  AL_HEAPMEM,  AL_GLIBC,    AL_GLIBC,       AL_GLIBC,
+    AL_GLIBC,       AL_GLIBC,    AL_XVMALLOC, AL_XVMALLOC, AL_XVMALLOC,    AL_ZSMALLOC,
+    AL_ZSMALLOC,    AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC, AL_TLSF_CACHED, AL_TLSF_CACHED,
+    AL_TLSF_CACHED,
 };
 
 /* Other allocators' worst cases (alloc / free) that the budget is set

@@ -4,8 +4,9 @@
  * purpose through the public API, each measured in isolation (a fresh heap
  * per case, so one measurement never inherits another's state).
  *
- * (The other allocators' states: scenarios_rtm.c, scenarios_glibc.c; the
- * random-replace scenario below and the dispatch serve them all.)
+ * (The other allocators' states: scenarios_rtm.c, scenarios_glibc.c,
+ * scenarios_zsmalloc.c, scenarios_tlsf_cached.c; the random-replace
+ * scenario below and the dispatch serve them all.)
  *
  * Why these states: a TLSF operation is a fixed sequence of bit scans, list
  * removals and insertions, a split or merges; what varies is which branches
@@ -586,6 +587,8 @@ unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_allocator a
         return wcet_zs_weight(cfg, sc);
     if (sc != SC_RANDOM_REPLACE && al == AL_GLIBC)
         return 150;
+    if (sc != SC_RANDOM_REPLACE && al == AL_TLSF_CACHED)
+        return wcet_tc_weight(cfg, sc);
     if (sc != SC_RANDOM_REPLACE && al != AL_TLSF)
         return wcet_rtm_weight(cfg, sc);
     switch (sc) {
@@ -615,6 +618,8 @@ int wcet_child_main(const wcet_config *cfg, enum wcet_allocator al, enum wcet_sc
         return random_replace(&w, cfg);
     if (al == AL_GLIBC)
         return wcet_glibc_scenario(cfg, sc);
+    if (al == AL_TLSF_CACHED)
+        return wcet_tc_scenario(&w, cfg, sc);
     if (al != AL_TLSF)
         return wcet_rtm_scenario(&w, cfg, sc);
     switch (sc) {
@@ -739,7 +744,8 @@ void wcet_describe(char *buf, size_t len, unsigned sc, unsigned v, uint64_t size
         break;
     default:
         if (!wcet_rtm_describe(buf, len, sc, v, size) &&
-            !wcet_glibc_describe(buf, len, sc, v, size) && !wcet_zs_describe(buf, len, sc, v, size))
+            !wcet_glibc_describe(buf, len, sc, v, size) &&
+            !wcet_zs_describe(buf, len, sc, v, size) && !wcet_tc_describe(buf, len, sc, v, size))
             snprintf(buf, len, "variant %u size %llu", v, n);
         break;
     }

@@ -14,6 +14,9 @@
  *                 random-replace scenario every allocator shares; dispatch
  *   scenarios_rtm.c    the adversarial states of pool, buddy, halffit, slab,
  *                      heapmem and xvmalloc (through rtm_alloc / rtm_free)
+ *   scenarios_tlsf_cached.c  tlsf_cached's: cache hits, evictions merging
+ *                      both neighbours, the whole cache coalesced
+ *   scenarios_zsmalloc.c  zsmalloc's, through its typed calls
  *   scenarios_glibc.c  glibc malloc's adversarial states (the child of a
  *                      glibc task is a fresh exec of this program, so that
  *                      malloc's state is the same in both runs)
@@ -43,6 +46,7 @@
  * with, and glibc's malloc, statically linked into this executable. */
 enum wcet_allocator {
     AL_TLSF,
+    AL_TLSF_CACHED, /* TLSF behind a deferred-coalescing cache: scenarios_tlsf_cached.c */
     AL_POOL,
     AL_BUDDY,
     AL_HALFFIT,
@@ -149,6 +153,10 @@ enum wcet_scenario {
     SC_ZS_MAP,     /* map / unmap: first, nested, last, refused           */
     SC_ZS_COMPACT, /* no room (full scan), half spans, most moves, pinned */
     SC_ZS_CHECK,   /* full pools of 4..256 pages (O(pages) shown)       */
+    /* tlsf_cached (scenarios_tlsf_cached.c; added after zsmalloc's) */
+    SC_TC_HIT,   /* allocs served by the probes, frees pushed with room  */
+    SC_TC_EVICT, /* full ring or cache: oldest to TLSF, merging both     */
+    SC_TC_FLUSH, /* TLSF refuses: the whole cache coalesced, then retry  */
     SC_COUNT
 };
 
@@ -307,6 +315,10 @@ unsigned long wcet_rtm_weight(const wcet_config *cfg, enum wcet_scenario sc);
 int wcet_zs_scenario(const wcet_config *cfg, enum wcet_scenario sc);
 int wcet_zs_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
 unsigned long wcet_zs_weight(const wcet_config *cfg, enum wcet_scenario sc);
+/* scenarios_tlsf_cached.c: its scenarios (random-replace is scenarios.c's). */
+int wcet_tc_scenario(struct wcet_heap *w, const wcet_config *cfg, enum wcet_scenario sc);
+int wcet_tc_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
+unsigned long wcet_tc_weight(const wcet_config *cfg, enum wcet_scenario sc);
 
 /* --- report.c ----------------------------------------------------------- */
 
