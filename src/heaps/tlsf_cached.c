@@ -34,13 +34,17 @@
  *
  * Bounds (docs/TLSF.md, "The deferred-coalescing cache"):
  *  - at most `blocks` blocks (default 128, at most 352) are held, so the
- *    memory held back from coalescing is at most blocks x 32 KiB;
+ *    memory held back from coalescing is at most blocks x 32 KiB. (TLSF's
+ *    usable sizes are 8k + 4 and at least 20 on 64-bit, so two bins stay
+ *    empty there and 336 is the most a cache can hold);
  *  - alloc and free are O(1): alloc is a ring probe and a scan of at most
  *    8 entries, then at most one inner alloc; free is one validation, at most one inner free and a
  *    push. The exception, and the cost of the option: an alloc, aligned
  *    alloc or realloc that the inner heap refuses first coalesces the
  *    whole cache (at most `blocks` inner frees) before its retry. Size the
  *    region so that the real-time phase is never refused, or use "tlsf".
+ *    A request served by that retry leaves errno at ENOMEM (C allows it;
+ *    this freestanding file cannot read errno to put it back).
  *  - stats and walk coalesce the cache first (O(blocks)), so they report
  *    what TLSF would: used and free bytes exact, largest_free the largest
  *    request that succeeds. peak_used_bytes counts cached blocks as used
@@ -125,6 +129,9 @@ static inline void *take(rtm_tlsf_cached *c, unsigned b, size_t size)
         c->next[b] = (uint8_t)newest;
         c->count[b]--;
         c->held--;
+        /* The tag goes: a later free of the block, written to or not,
+         * then scans no ring (the line is the caller's next write). */
+        *first_word(at(c, off)) = 0;
         return at(c, off);
     }
     return NULL;

@@ -3,7 +3,8 @@
  * tests/unit/test_tlsf_cached.c -- tests of the TLSF heap with the
  * deferred-coalescing cache ("tlsf_cached[:<blocks>]", generic API only):
  * names and bad limits, the create rules, reuse of the newest freed block
- * (same bin, and the next bin for a smaller request), the limit (the
+ * (same bin, the next bin for a smaller request, an older block of the
+ * same bin when the newest is too small), the limit (the
  * oldest block goes to TLSF first), blocks above the cached range freed at
  * once, the coalesce-and-retry path (a request that only fits once the
  * cache is coalesced succeeds and is not counted as refused), exact stats
@@ -122,6 +123,17 @@ static void test_reuse_newest(void)
     rtm_free(t.h, small);
     rtm_free(t.h, a);
     rtm_free(t.h, c);
+    /* In one bin ([192, 224)), a request the newest block cannot hold takes
+     * an older one that can; the newest stays cached. */
+    void *big = rtm_alloc(t.h, 216), *little = rtm_alloc(t.h, 194);
+    REQUIRE(big && little);
+    REQUIRE(rtm_usable_size(t.h, little) < 210 && rtm_usable_size(t.h, big) < 224);
+    rtm_free(t.h, big);
+    rtm_free(t.h, little);
+    CHECK_PTR_EQ(rtm_alloc(t.h, 210), big);
+    CHECK_PTR_EQ(rtm_alloc(t.h, 194), little);
+    rtm_free(t.h, big);
+    rtm_free(t.h, little);
     rtm_stats st = rtm_heap_stats(t.h);
     CHECK_EQ(st.used_bytes, 0);
     CHECK_EQ(st.live_blocks, 0);

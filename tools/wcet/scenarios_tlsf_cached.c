@@ -11,7 +11,8 @@
  *     first probe (the newest block of the next bin), by the second (the
  *     newest of its own bin, large enough), and one both probes miss (TLSF
  *     serves it); a free pushed on a ring with room, also of a block reused
- *     from the cache unwritten, whose tag makes the free scan the ring;
+ *     from the cache unwritten (the hit cleared its tag, so no ring scan:
+ *     the case holds that);
  *   - cache-evict: a free that needs room first: its bin's ring is full, or
  *     the cache holds `limit` blocks, so the bin's oldest block goes to
  *     TLSF, and that block lies between two free blocks: TLSF's worst free
@@ -169,7 +170,7 @@ static const char *const hit_cases[HIT_CASES] = {
     "alloc: both probes miss (next bin empty, own bin's newest too small), TLSF serves",
     "free pushed on an empty ring",
     "free pushed on a ring of 7",
-    "free of a block reused from the cache unwritten (tag intact): 7 entries scanned, pushed"};
+    "free of a block reused from the cache unwritten (tag cleared by the hit): pushed"};
 
 /* Requests and the blocks they get: the smallest bin, a mid one, the top
  * bin (no next bin to probe). */
@@ -202,7 +203,8 @@ static int hit_alloc(wcet_heap *w, unsigned si, unsigned c)
 }
 
 /* Frees pushed on a ring with room: empty, 7 entries, 7 entries and the
- * freed block's tag still in its first word (it came from the cache). */
+ * freed block reused from the cache unwritten (its tag was cleared by the
+ * hit, so the free scans no ring). */
 static int hit_push(wcet_heap *w, unsigned si, unsigned c)
 {
     size_t n = hit_sizes[si];
@@ -239,7 +241,7 @@ static int cache_hit(wcet_heap *w)
 enum { EV_RING, EV_RING_TAGGED, EV_LIMIT, EV_LIMIT_EMPTY, EV_LARGE, EV_CASES };
 static const char *const ev_cases[EV_CASES] = {
     "full ring: its oldest to TLSF, merging both",
-    "block reused from the cache unwritten, full ring: 8 entries scanned, the oldest to TLSF, "
+    "block reused from the cache unwritten (tag cleared), full ring: the oldest to TLSF, "
     "merging both",
     "cache full (128), ring not: the bin's oldest to TLSF, merging both",
     "cache full (128), ring empty: the block to TLSF, merging both",
@@ -305,7 +307,7 @@ static int ev_fill(wcet_heap *w, ev_state *s)
 
 /* The ring of B's bin full, B its oldest: B and 7 more of its size cached,
  * then the measured free of x (its size too), or of a block reused from the
- * cache (tagged). */
+ * cache unwritten. */
 static int ev_ring(wcet_heap *w, unsigned si, enum wcet_shape ms, int tagged)
 {
     size_t bn = ev_sizes[si];
