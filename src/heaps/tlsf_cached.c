@@ -73,7 +73,8 @@
 #define TC_MAX_BLOCKS     (TC_BINS * TC_RING)
 
 typedef struct tc_entry {
-    size_t off;    /* block payload, from the control structure */
+    ptrdiff_t off; /* block payload, from the control structure (an added
+                      pool may lie below it) */
     size_t usable; /* its usable size (no header read to compare) */
 } tc_entry;
 
@@ -94,7 +95,15 @@ static inline rtm_tlsf *inner(const rtm_tlsf_cached *c)
     return (rtm_tlsf *)(uintptr_t)((const char *)c + c->inner_off);
 }
 
-static inline char *at(const rtm_tlsf_cached *c, size_t off) { return (char *)(uintptr_t)c + off; }
+static inline char *at(const rtm_tlsf_cached *c, ptrdiff_t off)
+{
+    return (char *)(uintptr_t)c + off;
+}
+
+static inline ptrdiff_t off_of(const rtm_tlsf_cached *c, const char *p)
+{
+    return p - (const char *)c;
+}
 
 /* TLSF's class of a usable size (or of a request); bin 0 below 16. */
 static inline unsigned bin_of(size_t u)
@@ -108,7 +117,10 @@ static inline unsigned bin_of(size_t u)
 
 /* The word a cached block carries in its first bytes. Position
  * independent (an offset), and unlike any small integer or pointer. */
-static inline size_t tag_of(size_t off) { return ~(off * (size_t)0x9E3779B97F4A7C15ull); }
+static inline size_t tag_of(ptrdiff_t off)
+{
+    return ~((size_t)off * (size_t)0x9E3779B97F4A7C15ull);
+}
 
 static inline size_t *first_word(char *p) { return (size_t *)(void *)p; }
 
@@ -124,7 +136,7 @@ static inline void *take(rtm_tlsf_cached *c, unsigned b, size_t size)
         unsigned slot = (newest - k) & (TC_RING - 1u);
         if (c->ring[b][slot].usable < size)
             continue;
-        size_t off = c->ring[b][slot].off;
+        ptrdiff_t off = c->ring[b][slot].off;
         c->ring[b][slot] = c->ring[b][newest];
         c->next[b] = (uint8_t)newest;
         c->count[b]--;
@@ -155,7 +167,7 @@ static void flush(rtm_tlsf_cached *c)
 }
 
 /* How many entries of bin b hold off (0 or 1 in a sound heap). */
-static unsigned in_ring(const rtm_tlsf_cached *c, unsigned b, size_t off)
+static unsigned in_ring(const rtm_tlsf_cached *c, unsigned b, ptrdiff_t off)
 {
     unsigned n = 0;
     for (unsigned k = 1; k <= c->count[b]; k++)
@@ -166,7 +178,7 @@ static unsigned in_ring(const rtm_tlsf_cached *c, unsigned b, size_t off)
 /* 1 (reported, errno EINVAL) if p is a block the cache holds. */
 static int cached_already(const rtm_tlsf_cached *c, char *p, size_t usable)
 {
-    size_t off = (size_t)(p - (const char *)c);
+    ptrdiff_t off = off_of(c, p);
     if (*first_word(p) != tag_of(off) || !in_ring(c, bin_of(usable), off))
         return 0;
     rtm_report(RTM_ERR_DOUBLE_FREE, c, p, "tlsf_cached: the block is already free (cached)");
@@ -234,7 +246,7 @@ static int tc_free(rtm_tlsf_cached *c, void *ptr)
             return rtm_tlsf_free(inner(c), p);
         evict_oldest(c, b);
     }
-    size_t off = (size_t)(p - (char *)c);
+    ptrdiff_t off = off_of(c, p);
     *first_word(p) = tag_of(off);
     tc_entry *e = &c->ring[b][c->next[b]];
     e->off = off;
@@ -382,8 +394,18 @@ static int tc_kind_reset(rtm_heap *h)
     rtm_tlsf_reset(inner(TC(h)));
     return 0;
 }
+/* TLSF refuses a region over its own control or pools; this control lies
+ * before TLSF's, so a region over it is refused here (fuzz_misuse found
+ * it accepted). */
 static int tc_kind_add_pool(rtm_heap *h, void *mem, size_t bytes)
 {
+    const rtm_tlsf_cached *c = TC(h);
+    uintptr_t lo = (uintptr_t)c - c->lost, hi = (uintptr_t)c + c->inner_off;
+    uintptr_t a = (uintptr_t)mem;
+    if (mem != NULL && bytes <= UINTPTR_MAX - a && a < hi && lo < a + bytes) {
+        RTM_SET_ERRNO(RTM_EINVAL);
+        return -1;
+    }
     return rtm_tlsf_add_pool(inner(TC(h)), mem, bytes);
 }
 static int tc_kind_set_grow(rtm_heap *h, rtm_grow_fn grow, void *ctx)

@@ -253,13 +253,17 @@ int rtm_tlsf_pools_within(const rtm_tlsf *t, size_t bytes)
     size_t pools = 0, limit = bytes / (POOL_FIRST_PAYLOAD + MIN_SPAN) + 1u;
     for (ptrdiff_t off = t->first_pool; off != 0;) {
         /* Integer checks first: no pointer is formed from an offset that
-         * has not been bounded by the region. */
+         * has not been bounded by the region, nor read at an address the
+         * record's type cannot have (a damaged offset: fuzz_shared_open
+         * found the misaligned read). The control is GRAN-aligned, so an
+         * offset of a multiple of GRAN gives an aligned record. */
         if (off < 0 || (size_t)off > bytes || bytes - (size_t)off < sizeof(tlsf_pool) ||
-            ++pools > limit)
+            ((size_t)off & (GRAN - 1u)) != 0 || ++pools > limit)
             return 0;
         const tlsf_pool *pool = pool_at(t, off);
         ptrdiff_t end = pool->end;
-        if (end <= off || (size_t)end > bytes || (size_t)(end - off) < POOL_FIRST_PAYLOAD)
+        if (end <= off || (size_t)end > bytes || (size_t)(end - off) < POOL_FIRST_PAYLOAD ||
+            ((size_t)end & (GRAN - 1u)) != 0)
             return 0;
         off = pool->next;
     }

@@ -99,6 +99,9 @@ typedef struct algo_caps {
 
 static const algo_caps known_caps[] = {
     {"tlsf", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF, USABLE_REPORTS, 0},
+    /* TLSF's promises kept with the cache: stats coalesce it, a refusal
+     * coalesces and retries, frees are validated by TLSF's checks */
+    {"tlsf_cached", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF, USABLE_REPORTS, 0},
     {"pool", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_UNVALIDATED, 1},
     {"buddy", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_SILENT, 1},
     {"halffit", 1, 1, 1, 0, RTM_HALFFIT_HEADER_BYTES, GUARD_HALFFIT, USABLE_UNVALIDATED, 0},

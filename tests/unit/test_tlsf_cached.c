@@ -2,7 +2,8 @@
 /*
  * tests/unit/test_tlsf_cached.c -- tests of the TLSF heap with the
  * deferred-coalescing cache ("tlsf_cached[:<blocks>]", generic API only):
- * names and bad limits, the create rules, reuse of the newest freed block
+ * names and bad limits, the create rules, pools (a region over the cache's
+ * control refused), reuse of the newest freed block
  * (same bin, the next bin for a smaller request, an older block of the
  * same bin when the newest is too small), the limit (the
  * oldest block goes to TLSF first), blocks above the cached range freed at
@@ -99,6 +100,32 @@ static void test_create_rules(void)
     CHECK(rtm_heap_create("tlsf_cached", r.mem, SIZE_MAX) == NULL);
     CHECK_ERRNO(EINVAL);
     region_free(&r);
+}
+
+/* Pools go to the TLSF heap; a region over any part of the heap, the
+ * cache's own control structure included, is refused unchanged. */
+static void test_add_pool(void)
+{
+    tc_test t;
+    make(&t, "tlsf_cached", 1u << 16);
+    rtm_stats before = rtm_heap_stats(t.h);
+    for (size_t at = 0; at < 6000; at += 1000) {
+        errno = 0;
+        CHECK_MSG(rtm_heap_add_pool(t.h, (char *)t.r.mem + at, 4096) == -1, "over +%zu", at);
+        CHECK_ERRNO(EINVAL);
+    }
+    CHECK_EQ(rtm_heap_stats(t.h).arena_bytes, before.arena_bytes);
+    CHECK(rtm_heap_check(t.h) == 0);
+    test_region extra = region_malloc(1u << 16, 0);
+    CHECK_EQ(rtm_heap_add_pool(t.h, extra.mem, extra.bytes), 0);
+    CHECK_EQ(rtm_heap_stats(t.h).arena_bytes, before.arena_bytes + extra.bytes);
+    void *big = rtm_alloc(t.h, 60000); /* only the new pool holds it */
+    REQUIRE(big != NULL);
+    CHECK((char *)big > (char *)extra.mem && (char *)big < (char *)extra.mem + extra.bytes);
+    rtm_free(t.h, big);
+    CHECK(rtm_heap_check(t.h) == 0);
+    drop(&t);
+    region_free(&extra);
 }
 
 /* --- the cache --------------------------------------------------------- */
@@ -419,6 +446,7 @@ int main(void)
 {
     RUN_TEST(test_names);
     RUN_TEST(test_create_rules);
+    RUN_TEST(test_add_pool);
     RUN_TEST(test_reuse_newest);
     RUN_TEST(test_limit);
     RUN_TEST(test_coalesce_and_retry);
