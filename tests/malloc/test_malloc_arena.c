@@ -18,6 +18,11 @@
  *    arena_exhausted, still no OS call; after freeing, allocation works.
  * mlock may fail under RLIMIT_MEMLOCK: the arena is pre-faulted anyway and
  * the test says so (arena_locked = 0) without failing.
+ * Under an emulator (RTMEM_TEST_EMULATOR set, as scripts/test-cross.sh does
+ * for qemu-user) the page faults are printed, not checked: getrusage then
+ * counts the emulator's own faults too (translating code the guest runs for
+ * the first time), which no allocator can prevent. The OS calls are still
+ * checked there; the faults are checked in every native run.
  */
 #include <errno.h>
 #include <pthread.h>
@@ -61,6 +66,8 @@ static void pass(uint64_t seed)
 
 static void check_quiet_pass(const char *who)
 {
+    const char *emulator = getenv("RTMEM_TEST_EMULATOR");
+    int emulated = emulator != NULL && emulator[0] != '\0';
     pass(1);
     size_t calls0 = rtm_malloc_stats().os_calls;
     long f0 = faults_now();
@@ -69,8 +76,11 @@ static void check_quiet_pass(const char *who)
     long faults = faults_now() - f0;
     size_t calls = rtm_malloc_stats().os_calls - calls0;
     CHECK_MSG(calls == 0, "%s: %zu OS calls after start-up", who, calls);
-    CHECK_MSG(faults == 0, "%s: %ld page faults after start-up", who, faults);
-    printf("  %s: %zu OS calls, %ld page faults in two passes\n", who, calls, faults);
+    if (!emulated)
+        CHECK_MSG(faults == 0, "%s: %ld page faults after start-up", who, faults);
+    printf("  %s: %zu OS calls, %ld page faults in two passes%s%s%s\n", who, calls, faults,
+           emulated ? " (not checked: counted under " : "", emulated ? emulator : "",
+           emulated ? ")" : "");
 }
 
 static void check_exhaustion(void)
