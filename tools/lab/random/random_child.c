@@ -28,6 +28,7 @@
 
 #include "common/clock.h"
 #include "common/hist.h"
+#include "common/region.h"
 #include "random/random.h"
 #include "common/result_line.h"
 #include "random/random_loop.h"
@@ -71,19 +72,6 @@ static __attribute__((noinline)) void run_libc(rl_loop *s, uint64_t n, run_out *
     out->loop_ticks = rl_throughput(&rl_libc, s, n);
     rl_latency(&rl_libc, s, n, &out->alloc, &out->free);
     rl_drain(&rl_libc, s);
-}
-
-/* A private anonymous region, every page written before the clock starts:
- * TLSF manages memory handed over at init (the TLSF/xvmalloc/zsmalloc study
- * found add_pool up front faster and steadier than growing on demand). */
-static void *prefaulted_region(uint64_t bytes)
-{
-    void *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    if (m == MAP_FAILED)
-        return NULL;
-    memset(m, 0, (size_t)bytes);
-    return m;
 }
 
 void random_sanitise(char *s)
@@ -160,7 +148,10 @@ int random_child(const random_opts *o)
     void *mem = NULL;
     if (is_rtm) {
         region = random_region_bytes(o);
-        mem = prefaulted_region(region);
+        /* Every page written before the clock starts: TLSF manages memory
+         * handed over at init (the TLSF/xvmalloc/zsmalloc study found
+         * add_pool up front faster and steadier than growing on demand). */
+        mem = region_prefaulted(region);
         s.ctx = mem != NULL ? rtm_heap_create(o->child, mem, (size_t)region) : NULL;
         if (s.ctx == NULL) {
             free(s.slot);

@@ -167,4 +167,9 @@ void sweep_print(const sweep_bench *s);
 /* Returns 0, or -1 when the file could not be written. */
 int sweep_write_json(const sweep_bench *s, const char *path);
 
+/* --- random_sweep_target.c -------------------------------------------- */
+/* Each rtm heap against glibc and mimalloc, and TLSF's sweep target
+ * (PASS / FAIL / NOT JUDGED); prints nothing without either peer. */
+void sweep_print_targets(const sweep_bench *s);
+
 #endif /* RTM_LAB_RANDOM_SWEEP_H */

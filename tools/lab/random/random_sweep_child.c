@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 
 #include "common/clock.h"
+#include "common/region.h"
 #include "random/random.h"
 #include "random/random_loop.h"
 #include "random/random_sweep.h"
@@ -111,17 +112,6 @@ static int run_window(const random_opts *o, rl_loop *s, void *mem, uint64_t regi
     return 0;
 }
 
-/* The region of every rtm heap, every page present before any clock.
- * MAP_POPULATE faults in (and the kernel zeroes) every page; unlike the
- * single run, no memset follows: the region is a few hundred MB and is
- * mapped once per child, and a second pass over it would only cost time. */
-static void *prefaulted(uint64_t bytes)
-{
-    void *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    return m == MAP_FAILED ? NULL : m;
-}
-
 static int sweep_fail(const random_opts *o, const char *why)
 {
     printf("SWEEP\talloc=%s\tvalid=0\twhy=%s\n", o->child, why);
@@ -148,7 +138,7 @@ int random_sweep_child(const random_opts *o)
     void *mem = NULL;
     if (is_rtm) {
         region = random_region_bytes(o); /* the parent passes --tlsf-region */
-        mem = prefaulted(region);
+        mem = region_prefaulted(region);
         if (mem == NULL) {
             free(s.slot);
             return sweep_fail(o, "cannot map the heaps' region");

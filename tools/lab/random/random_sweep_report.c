@@ -492,6 +492,7 @@ void sweep_print(const sweep_bench *s)
     print_heaps(s, &win);
     table_free(&win);
     print_problems(s);
+    sweep_print_targets(s);
     fflush(stdout);
 }
 

@@ -315,7 +315,7 @@ int replay_write_json(const replay_bench *b, const char *path)
     json j;
     if (trace_cli_json_open(&j, "replay", path,
                             "none: the replay is single-threaded and unprivileged; rtm regions "
-                            "are pre-faulted (MAP_POPULATE)") != 0)
+                            "are pre-faulted (MAP_POPULATE, every page written)") != 0)
         return -1;
     json_obj(&j, "params");
     json_str(&j, "file", b->o->file);

@@ -22,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "common/region.h"
 #include "trace/replay.h"
 #include "rtmem.h"
 
@@ -68,9 +69,10 @@ int replay_rtm_open(replay_rtm *h, const char *algorithm, uint64_t bytes, int pr
      * the heap: larger regions fault as they are used. */
     if (bytes > (UINT64_C(1) << 30))
         prefault = 0;
-    int flags = MAP_PRIVATE | MAP_ANONYMOUS | (prefault ? MAP_POPULATE : MAP_NORESERVE);
-    void *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE, flags, -1, 0);
-    if (m == MAP_FAILED) {
+    void *m = prefault ? region_prefaulted(bytes)
+                       : mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == NULL || m == MAP_FAILED) {
         snprintf(why, why_n, "cannot map a region of %llu bytes", (unsigned long long)bytes);
         return -1;
     }

@@ -26,6 +26,7 @@
 
 #include "common/clock.h"
 #include "common/prng.h"
+#include "common/region.h"
 #include "common/result_line.h"
 #include "common/rt.h"
 #include "rtmem.h"
@@ -324,14 +325,6 @@ static int child_fail(const zram_opts *o, const char *why)
     return 1;
 }
 
-/* The region, every page present before any clock (as the sweep's child). */
-static void *prefaulted(uint64_t bytes)
-{
-    void *m = mmap(NULL, (size_t)bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-    return m == MAP_FAILED ? NULL : m;
-}
-
 /* A malloc peer's held bytes are its RSS growth, so its child locks no
  * memory: mlockall() faults in every page mapped (MCL_CURRENT: a peer's
  * reserved arenas too; MCL_FUTURE: every later mapping, used or not), and
@@ -374,7 +367,7 @@ static int setup(child_env *e, zc_loop *s)
         return -1;
     if (e->kind == ZK_MALLOC)
         return 0;
-    e->mem = prefaulted(e->region);
+    e->mem = region_prefaulted(e->region);
     e->bits = calloc((size_t)(e->region / ZRAM_PAGE / 64u + 1u), sizeof *e->bits);
     return e->mem == NULL || e->bits == NULL ? -1 : 0;
 }
