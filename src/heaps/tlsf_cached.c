@@ -47,8 +47,10 @@
  *    this freestanding file cannot read errno to put it back).
  *  - stats and walk coalesce the cache first (O(blocks)), so they report
  *    what TLSF would: used and free bytes exact, largest_free the largest
- *    request that succeeds. peak_used_bytes counts cached blocks as used
- *    (they were memory the heap held).
+ *    request that succeeds. peak_used_bytes is the highest used_bytes the
+ *    caller could see: the inner heap counts cached blocks as used, so
+ *    this layer keeps the bytes it caches and its own peak (the model
+ *    rig's "deferred" band found the inner heap's peak reported).
  *
  * Misuse: free and realloc validate the pointer as TLSF does (in every
  * build). A block already in the cache is found by a tag written over its
@@ -61,6 +63,7 @@
  * serialises access).
  */
 #include "core/kind.h"
+#include "heaps/tlsf_layout.h" /* the inner heap's used_bytes, for the peak */
 #include "rtmem/tlsf.h"
 
 #define TC_SUB_LOG2       2u  /* 4 bins per power of two */
@@ -85,6 +88,8 @@ typedef struct rtm_tlsf_cached {
     uint32_t inner_off;     /* the inner TLSF's control, from this one */
     uint32_t lost;          /* bytes skipped to align the start */
     size_t undone;          /* inner refusals retried after a flush */
+    size_t cached_bytes;    /* usable bytes of the blocks held */
+    size_t peak;            /* highest used_bytes outside the cache */
     uint8_t next[TC_BINS];  /* ring slot the next push writes */
     uint8_t count[TC_BINS]; /* entries in the ring */
     tc_entry ring[TC_BINS][TC_RING];
@@ -95,12 +100,12 @@ static inline rtm_tlsf *inner(const rtm_tlsf_cached *c)
     return (rtm_tlsf *)(uintptr_t)((const char *)c + c->inner_off);
 }
 
-static inline char *at(const rtm_tlsf_cached *c, ptrdiff_t off)
+static inline char *cached_at(const rtm_tlsf_cached *c, ptrdiff_t off)
 {
     return (char *)(uintptr_t)c + off;
 }
 
-static inline ptrdiff_t off_of(const rtm_tlsf_cached *c, const char *p)
+static inline ptrdiff_t cached_off(const rtm_tlsf_cached *c, const char *p)
 {
     return p - (const char *)c;
 }
@@ -137,14 +142,15 @@ static inline void *take(rtm_tlsf_cached *c, unsigned b, size_t size)
         if (c->ring[b][slot].usable < size)
             continue;
         ptrdiff_t off = c->ring[b][slot].off;
+        c->cached_bytes -= c->ring[b][slot].usable;
         c->ring[b][slot] = c->ring[b][newest];
         c->next[b] = (uint8_t)newest;
         c->count[b]--;
         c->held--;
         /* The tag goes: a later free of the block, written to or not,
          * then scans no ring (the line is the caller's next write). */
-        *first_word(at(c, off)) = 0;
-        return at(c, off);
+        *first_word(cached_at(c, off)) = 0;
+        return cached_at(c, off);
     }
     return NULL;
 }
@@ -155,7 +161,8 @@ static void evict_oldest(rtm_tlsf_cached *c, unsigned b)
     unsigned slot = (c->next[b] - c->count[b]) & (TC_RING - 1u);
     c->count[b]--;
     c->held--;
-    (void)rtm_tlsf_free(inner(c), at(c, c->ring[b][slot].off));
+    c->cached_bytes -= c->ring[b][slot].usable;
+    (void)rtm_tlsf_free(inner(c), cached_at(c, c->ring[b][slot].off));
 }
 
 /* Every cached block to the inner heap, oldest first. O(held). */
@@ -178,7 +185,7 @@ static unsigned in_ring(const rtm_tlsf_cached *c, unsigned b, ptrdiff_t off)
 /* 1 (reported, errno EINVAL) if p is a block the cache holds. */
 static int cached_already(const rtm_tlsf_cached *c, char *p, size_t usable)
 {
-    ptrdiff_t off = off_of(c, p);
+    ptrdiff_t off = cached_off(c, p);
     if (*first_word(p) != tag_of(off) || !in_ring(c, bin_of(usable), off))
         return 0;
     rtm_report(RTM_ERR_DOUBLE_FREE, c, p, "tlsf_cached: the block is already free (cached)");
@@ -187,6 +194,16 @@ static int cached_already(const rtm_tlsf_cached *c, char *p, size_t usable)
 }
 
 /* --- alloc -------------------------------------------------------------- */
+
+/* Hot path: after a block is handed out, the used bytes the caller sees
+ * (the inner heap's, less the cached ones) may have reached a new peak. */
+static inline void *note_peak(rtm_tlsf_cached *c, void *p)
+{
+    size_t used = inner(c)->used_bytes - c->cached_bytes;
+    if (p != NULL && used > c->peak)
+        c->peak = used;
+    return p;
+}
 
 /* The inner heap refused: coalesce everything and ask once more. The first
  * refusal is not the caller's (failed_allocs subtracts it). Cold: the
@@ -208,20 +225,20 @@ static void *tc_alloc(rtm_tlsf_cached *c, size_t size)
         unsigned b = bin_of(size);
         void *p = b + 1u < TC_BINS ? take(c, b + 1u, 0) : NULL;
         if (p != NULL || (p = take(c, b, size)) != NULL)
-            return p;
+            return note_peak(c, p);
     }
     void *p = rtm_tlsf_alloc(inner(c), size);
-    return RTM_LIKELY(p != NULL) ? p : alloc_flushed(c, 0, size);
+    return note_peak(c, RTM_LIKELY(p != NULL) ? p : alloc_flushed(c, 0, size));
 }
 
-/* Not cached: an alignment above 8 is rare and its block is freed into the
- * cache like any other. */
+/* Not cached, either way: an alignment above 8 is rare, and its block goes
+ * straight back to the inner heap when freed (tc_free says why). */
 static void *tc_aligned_alloc(rtm_tlsf_cached *c, size_t align, size_t size)
 {
     void *p = rtm_tlsf_aligned_alloc(inner(c), align, size);
     if (p != NULL || align == 0 || (align & (align - 1u)) != 0)
-        return p; /* EINVAL is the inner heap's answer; no retry */
-    return alloc_flushed(c, align, size);
+        return note_peak(c, p); /* EINVAL is the inner heap's answer; no retry */
+    return note_peak(c, alloc_flushed(c, align, size));
 }
 
 /* --- free --------------------------------------------------------------- */
@@ -236,7 +253,11 @@ static int tc_free(rtm_tlsf_cached *c, void *ptr)
     size_t usable = rtm_tlsf_usable_size_in(inner(c), p);
     if (usable == 0)
         return -1; /* refused and reported by the inner heap */
-    if (usable > TC_LARGEST)
+    /* A block of aligned_alloc keeps TLSF's "aligned" mark, which makes its
+     * realloc keep the alignment: cached, it would pass that on to a plain
+     * request (whose realloc could then be refused where TLSF's succeeds;
+     * the model rig's "deferred" band found it). */
+    if (usable > TC_LARGEST || (hdr(p) & BLOCK_ALIGNED) != 0)
         return rtm_tlsf_free(inner(c), p);
     if (cached_already(c, p, usable))
         return -1;
@@ -246,7 +267,7 @@ static int tc_free(rtm_tlsf_cached *c, void *ptr)
             return rtm_tlsf_free(inner(c), p);
         evict_oldest(c, b);
     }
-    ptrdiff_t off = off_of(c, p);
+    ptrdiff_t off = cached_off(c, p);
     *first_word(p) = tag_of(off);
     tc_entry *e = &c->ring[b][c->next[b]];
     e->off = off;
@@ -254,6 +275,7 @@ static int tc_free(rtm_tlsf_cached *c, void *ptr)
     c->next[b] = (uint8_t)((c->next[b] + 1u) & (TC_RING - 1u));
     c->count[b]++;
     c->held++;
+    c->cached_bytes += usable;
     return 0;
 }
 
@@ -271,10 +293,10 @@ static void *tc_realloc(rtm_tlsf_cached *c, void *ptr, size_t size)
         return NULL;
     void *q = rtm_tlsf_realloc(inner(c), ptr, size);
     if (q != NULL || c->held == 0 || size > RTM_TLSF_MAX_BLOCK)
-        return q;
+        return note_peak(c, q);
     flush(c);
     c->undone++;
-    return rtm_tlsf_realloc(inner(c), ptr, size);
+    return note_peak(c, rtm_tlsf_realloc(inner(c), ptr, size));
 }
 
 /* --- whole-heap operations ---------------------------------------------- */
@@ -284,6 +306,7 @@ static void rings_clear(rtm_tlsf_cached *c)
     for (unsigned b = 0; b < TC_BINS; b++)
         c->next[b] = c->count[b] = 0;
     c->held = 0;
+    c->cached_bytes = 0;
 }
 
 static rtm_stats tc_stats(rtm_tlsf_cached *c)
@@ -292,7 +315,18 @@ static rtm_stats tc_stats(rtm_tlsf_cached *c)
     rtm_stats st = rtm_tlsf_stats(inner(c));
     st.arena_bytes += c->lost + c->inner_off; /* the whole region, as TLSF counts it */
     st.failed_allocs -= c->undone;
+    st.peak_used_bytes = c->peak;
     return st;
+}
+
+/* The usable bytes the rings hold, counted afresh. */
+static size_t held_bytes(const rtm_tlsf_cached *c)
+{
+    size_t sum = 0;
+    for (unsigned b = 0; b < TC_BINS; b++)
+        for (unsigned k = 1; k <= c->count[b] && k <= TC_RING; k++)
+            sum += c->ring[b][(c->next[b] - k) & (TC_RING - 1u)].usable;
+    return sum;
 }
 
 /* Each entry: a live block of the inner heap with the usable size and the
@@ -312,9 +346,11 @@ static int tc_check(rtm_tlsf_cached *c)
             const tc_entry *e = &c->ring[b][(c->next[b] - k) & (TC_RING - 1u)];
             if (e->usable > TC_LARGEST || bin_of(e->usable) != b)
                 what = "tlsf_cached: an entry is in the wrong bin";
-            else if (rtm_tlsf_usable_size_in(inner(c), at(c, e->off)) != e->usable)
+            else if (rtm_tlsf_usable_size_in(inner(c), cached_at(c, e->off)) != e->usable)
                 what = "tlsf_cached: an entry is not a live block of its size";
-            else if (*first_word(at(c, e->off)) != tag_of(e->off))
+            else if ((hdr(cached_at(c, e->off)) & BLOCK_ALIGNED) != 0)
+                what = "tlsf_cached: a block of aligned_alloc is cached";
+            else if (*first_word(cached_at(c, e->off)) != tag_of(e->off))
                 what = "tlsf_cached: a cached block was written after its free";
             else if (in_ring(c, b, e->off) > 1)
                 what = "tlsf_cached: a block is cached twice";
@@ -322,6 +358,8 @@ static int tc_check(rtm_tlsf_cached *c)
     }
     if (what == NULL && (held != c->held || held > c->limit))
         what = "tlsf_cached: the held count does not match the rings";
+    if (what == NULL && held_bytes(c) != c->cached_bytes)
+        what = "tlsf_cached: the cached bytes do not match the rings";
     if (what == NULL)
         return 0;
     rtm_report(RTM_ERR_CHECK_FAILED, c, NULL, what);
@@ -357,6 +395,7 @@ static rtm_heap *tc_create(void *mem, size_t bytes, size_t blocks)
     c->inner_off = (uint32_t)((char *)t - (char *)c);
     c->lost = (uint32_t)lost;
     c->undone = 0;
+    c->peak = 0;
     rings_clear(c);
     return (rtm_heap *)(void *)c;
 }
@@ -391,6 +430,7 @@ static int tc_kind_reset(rtm_heap *h)
 {
     rings_clear(TC(h));
     TC(h)->undone = 0;
+    TC(h)->peak = 0;
     rtm_tlsf_reset(inner(TC(h)));
     return 0;
 }

@@ -103,6 +103,11 @@ typedef struct rig_config {
     size_t check_every;   /* ops->check period; 1 = checked run; 0 = at the end only */
     size_t sweep_every;   /* period of the full sweep (every block's contents, the
                              walk); 0: 1000                                          */
+    size_t stats_every;   /* read the stats after every k-th step; 0 or 1: after
+                             every step. Above 1, state a heap keeps until its stats
+                             are read (a cache of freed blocks) lives on between
+                             reads, and the honesty checks that need the stats from
+                             just before an operation run on the step after a read */
     const char *replay;   /* command line rerunning this case, minus --seed/--steps */
 } rig_config;
 
