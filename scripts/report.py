@@ -529,10 +529,12 @@ def sweep_section(run, sec, out, names):
                         color=color_of(c[0], names))
             ax.set_xlabel("window start x (bytes): requests in [x, x+%s)" %
                           fmt(get(doc, "params", "window_width", default=64), 9))
-            ax.set_ylim(bottom=0)
+            # Log scale: the curves span 20 ns to several us per pair, and a
+            # single spike on a linear axis flattens every other curve.
+            ax.set_yscale("log")
             ax.grid(True, alpha=0.3)
             ax.set_title("%s over runs" % what, fontsize=10)
-        axes[0].set_ylabel("ns per free+alloc pair")
+        axes[0].set_ylabel("ns per free+alloc pair (log scale)")
         axes[0].legend(fontsize=8)
         fig.suptitle("bench random --sweep: time per pair vs request-size window (the "
                      "TLSF/xvmalloc/zsmalloc study's sweep)", fontsize=10)
