@@ -55,7 +55,8 @@
  * Misuse: free and realloc validate the pointer as TLSF does (in every
  * build). A block already in the cache is found by a tag written over its
  * first word and confirmed by a scan of its bin's ring (at most 8
- * entries): a second free is refused as RTM_ERR_DOUBLE_FREE. User data that
+ * entries): a second free, a realloc or a usable_size of it is refused as
+ * RTM_ERR_DOUBLE_FREE. User data that
  * happens to equal the tag costs the scan and nothing else.
  *
  * Links are offsets from this control, so the heap is position independent
@@ -414,9 +415,15 @@ static void *tc_kind_realloc(rtm_heap *h, void *ptr, size_t size)
 {
     return tc_realloc(TC(h), ptr, size);
 }
+/* A cached block is free to the caller: its usable size is refused as a
+ * second free is (TLSF sees a used block there). */
 static size_t tc_kind_usable_size(rtm_heap *h, const void *ptr)
 {
-    return rtm_tlsf_usable_size_in(inner(TC(h)), ptr);
+    rtm_tlsf_cached *c = TC(h);
+    size_t usable = rtm_tlsf_usable_size_in(inner(c), ptr);
+    if (usable != 0 && usable <= TC_LARGEST && cached_already(c, (char *)(uintptr_t)ptr, usable))
+        return 0;
+    return usable;
 }
 static rtm_stats tc_kind_stats(rtm_heap *h) { return tc_stats(TC(h)); }
 static int tc_kind_check(rtm_heap *h) { return tc_check(TC(h)); }

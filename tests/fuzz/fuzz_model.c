@@ -24,6 +24,12 @@
  *    and largest_free;
  *  - the error handler hears nothing, except exactly one report for each
  *    misuse call of fuzz_misuse, after which the stats are unchanged.
+ * Reading the stats has an effect on one heap: tlsf_cached coalesces its
+ * cache. For half its inputs the engine reads them every 2 to 14 steps
+ * only (stats_every), so blocks stay cached across steps and misuse meets
+ * cached blocks; the checks that need the stats from just before an
+ * operation (honesty, the probe, unchanged stats) then run on the steps
+ * after a read, the others after every step.
  *
  * Which misuse an algorithm is sent follows its header (table in
  * tests/fuzz/README.md): TLSF documents as undefined a pointer whose 4
@@ -73,10 +79,13 @@
 /* --- what each algorithm promises --------------------------------------- */
 
 enum guard {
-    GUARD_NONE,    /* every pointer that is not a live block start is detected */
-    GUARD_TLSF,    /* see the file comment                                      */
-    GUARD_HALFFIT, /* see the file comment                                      */
-    GUARD_XV,      /* as half-fit; a used tag is XV_USED ^ the block's offset  */
+    GUARD_NONE,        /* every pointer that is not a live block start is detected */
+    GUARD_TLSF,        /* see the file comment                                      */
+    GUARD_TLSF_CACHED, /* as TLSF; and a recent free still cached (its header
+                          says used, its first word holds the cache's tag) is a
+                          double free the cache detects, so it is sent too     */
+    GUARD_HALFFIT,     /* see the file comment                                      */
+    GUARD_XV,          /* as half-fit; a used tag is XV_USED ^ the block's offset  */
 };
 
 enum usable_misuse {
@@ -101,7 +110,7 @@ static const algo_caps known_caps[] = {
     {"tlsf", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF, USABLE_REPORTS, 0},
     /* TLSF's promises kept with the cache: stats coalesce it, a refusal
      * coalesces and retries, frees are validated by TLSF's checks */
-    {"tlsf_cached", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF, USABLE_REPORTS, 0},
+    {"tlsf_cached", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF_CACHED, USABLE_REPORTS, 0},
     {"pool", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_UNVALIDATED, 1},
     {"buddy", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_SILENT, 1},
     {"halffit", 1, 1, 1, 0, RTM_HALFFIT_HEADER_BYTES, GUARD_HALFFIT, USABLE_UNVALIDATED, 0},
@@ -141,6 +150,7 @@ typedef struct live {
 typedef struct stale {
     unsigned char *p;
     int tainted; /* a live block covered its old header since it was freed */
+    int reset;   /* the heap was reset since: no longer cached, header stale */
 } stale;
 
 typedef struct region {
@@ -173,7 +183,9 @@ typedef struct model {
 
     size_t used, failed, peak_lo, peak_hi, arena;
     rtm_stats last;
-    rtm_stats empty_ref; /* free_bytes / largest_free of the empty heap */
+    int last_fresh;       /* `last` was read after the latest operation   */
+    unsigned stats_every; /* read the stats after every k-th step (1: each) */
+    rtm_stats empty_ref;  /* free_bytes / largest_free of the empty heap */
     int empty_ref_valid;
     uint64_t next_id;
     size_t step;
@@ -365,12 +377,14 @@ static void push_stale(model *m, unsigned char *p)
     for (size_t i = 0; i < m->nst; i++)
         if (m->st[i].p == p) {
             m->st[i].tainted = 0;
+            m->st[i].reset = 0;
             m->st_latest = i;
             return;
         }
     size_t at = m->nst < MAX_STALE ? m->nst++ : m->st_next++ % MAX_STALE;
     m->st[at].p = p;
     m->st[at].tainted = 0;
+    m->st[at].reset = 0;
     m->st_latest = at;
 }
 
@@ -446,10 +460,16 @@ static void check_empty_ref(model *m, const rtm_stats *st, const char *when)
              m->empty_ref.largest_free);
 }
 
-static void verify(model *m, const char *when)
+/* with_stats == 0 (a step between two reads of the stats): everything but
+ * the stats. */
+static void verify_some(model *m, const char *when, int with_stats)
 {
-    rtm_stats st = rtm_heap_stats(m->h);
-    check_stats(m, &st, m->n, m->used, when);
+    rtm_stats st;
+    memset(&st, 0, sizeof st);
+    if (with_stats) {
+        st = rtm_heap_stats(m->h);
+        check_stats(m, &st, m->n, m->used, when);
+    }
     for (size_t i = 0; i < m->n; i++) {
         const live *b = &m->blk[i];
         size_t u = rtm_usable_size(m->h, b->p);
@@ -459,10 +479,15 @@ static void verify(model *m, const char *when)
     }
     if (rtm_heap_check(m->h) != 0)
         fail("%s: rtm_heap_check failed (errno %d)", when, errno);
+    m->last_fresh = with_stats;
+    if (!with_stats)
+        return;
     if (m->n == 0)
         check_empty_ref(m, &st, when);
     m->last = st;
 }
+
+static void verify(model *m, const char *when) { verify_some(m, when, 1); }
 
 /* largest_free is what alloc grants: alloc(lf) works, alloc(lf + 1) not. */
 static void probe(model *m)
@@ -562,12 +587,15 @@ static void refused(model *m, const char *what, size_t size, const rtm_stats *pr
     if (errno != ENOMEM)
         fail("%s(%zu) refused with errno %d, not ENOMEM", what, size, errno);
     m->failed++;
-    if (m->caps->exact_largest && pre->largest_free > 0 && size <= pre->largest_free)
+    if (m->last_fresh && m->caps->exact_largest && pre->largest_free > 0 &&
+        size <= pre->largest_free)
         fail("%s(%zu) refused although largest_free was %zu", what, size, pre->largest_free);
 }
 
-static void granted(const char *what, size_t size, const rtm_stats *pre)
+static void granted(const model *m, const char *what, size_t size, const rtm_stats *pre)
 {
+    if (!m->last_fresh)
+        return; /* no stats from just before the call */
     if (size > pre->largest_free || pre->largest_free == 0)
         fail("%s(%zu) succeeded although largest_free was %zu", what, size, pre->largest_free);
 }
@@ -583,7 +611,7 @@ static void op_alloc(model *m)
         refused(m, "alloc", size, &pre);
         return;
     }
-    granted("alloc", size, &pre);
+    granted(m, "alloc", size, &pre);
     add_block(m, p, size, RTM_ALIGN, "alloc");
 }
 
@@ -611,7 +639,7 @@ static void op_aligned(model *m)
         m->failed++;
         return;
     }
-    granted("aligned_alloc", size, &pre);
+    granted(m, "aligned_alloc", size, &pre);
     add_block(m, p, size, align > RTM_ALIGN ? align : RTM_ALIGN, "aligned_alloc");
 }
 
@@ -635,7 +663,7 @@ static void op_realloc_null(model *m)
         refused(m, "realloc(NULL, n)", size, &pre);
         return;
     }
-    granted("realloc(NULL, n)", size, &pre);
+    granted(m, "realloc(NULL, n)", size, &pre);
     add_block(m, p, size, RTM_ALIGN, "realloc(NULL, n)");
 }
 
@@ -691,8 +719,8 @@ static void op_realloc(model *m)
         if (errno != ENOMEM)
             fail("realloc(%p, %zu) refused with errno %d", (void *)b.p, size, errno);
         m->failed++;
-        if (m->caps->exact_largest && b.align <= RTM_ALIGN && pre.largest_free > 0 &&
-            size <= pre.largest_free)
+        if (m->last_fresh && m->caps->exact_largest && b.align <= RTM_ALIGN &&
+            pre.largest_free > 0 && size <= pre.largest_free)
             fail("realloc(%p, %zu) refused although largest_free was %zu", (void *)b.p, size,
                  pre.largest_free);
         if (rtm_usable_size(m->h, b.p) != b.usable)
@@ -750,6 +778,8 @@ static void op_reset(model *m)
     trace(m, "reset", (size_t)rc, m->n, NULL, NULL);
     if (rc != 0)
         fail("rtm_heap_reset = %d (errno %d)", rc, errno);
+    for (size_t i = 0; i < m->nst; i++)
+        m->st[i].reset = 1;
     for (size_t i = 0; i < m->n; i++)
         if (m->caps->reset_detects)
             push_stale(m, m->blk[i].p);
@@ -882,7 +912,8 @@ static int may_send(const model *m, const unsigned char *t)
     uint32_t w;
     memcpy(&w, t - 4, sizeof w);
     switch (m->caps->guard) {
-    case GUARD_TLSF: {
+    case GUARD_TLSF:
+    case GUARD_TLSF_CACHED: {
         if (a % 8u != 0)
             return 1;
         /* Beyond every byte the heap has: past the end of any pool, also
@@ -952,8 +983,14 @@ static unsigned char *misuse_pointer(model *m, unsigned kind, unsigned char *sta
             uint8_t which = fz_u8(&m->in);
             /* Half the time the latest free: a double free. */
             const stale *s = &m->st[(which & 1u) ? (which >> 1) % m->nst : m->st_latest];
-            if (m->caps->guard == GUARD_TLSF && s->tainted)
+            int tlsf = m->caps->guard == GUARD_TLSF || m->caps->guard == GUARD_TLSF_CACHED;
+            if (tlsf && s->tainted)
                 return NULL;
+            /* Untainted, not reset since, with a used header: the block is
+             * still cached (evicted or coalesced, TLSF marks its header
+             * free; handed out again, it would be live). */
+            if (m->caps->guard == GUARD_TLSF_CACHED && !s->reset && find_live(m, s->p) < 0)
+                return s->p;
             t = s->p;
         }
         break;
@@ -1002,7 +1039,9 @@ static void op_misuse(model *m, unsigned char *stack_buf, size_t stack_bytes)
     if (call == 3u && m->caps->usable == USABLE_UNVALIDATED)
         call = 0;
     sent[caps_index(m->caps)][kind]++;
-    rtm_stats pre = rtm_heap_stats(m->h);
+    /* The stats before, without reading them now (that would empty a
+     * cache the misuse should meet); without a fresh read, the shadow. */
+    rtm_stats pre = m->last;
     unsigned long before = rep.count;
     errno = 0;
     switch (call) {
@@ -1044,11 +1083,15 @@ static void op_misuse(model *m, unsigned char *stack_buf, size_t stack_bytes)
     }
     }
     rtm_stats post = rtm_heap_stats(m->h);
-    if (!stats_equal(&pre, &post))
+    if (!m->last_fresh)
+        check_stats(m, &post, m->n, m->used, "after a refused misuse call");
+    else if (!stats_equal(&pre, &post))
         fail("a refused misuse call changed the stats (used %zu -> %zu, live %zu -> %zu, free "
              "%zu -> %zu, failed %zu -> %zu)",
              pre.used_bytes, post.used_bytes, pre.live_blocks, post.live_blocks, pre.free_bytes,
              post.free_bytes, pre.failed_allocs, post.failed_allocs);
+    m->last = post;
+    m->last_fresh = 1;
 }
 
 /* add_pool over memory the heap already has: refused (TLSF: EINVAL, in
@@ -1104,6 +1147,12 @@ static void choose_spec(model *m, const char *name)
         param = 64u << (sel % 7u);
     else if (strcmp(name, "xvmalloc") == 0)
         param = 256u << (sel % 9u);
+    else if (strcmp(name, "tlsf_cached") == 0) {
+        static const unsigned limits[4] = {4, 16, 128, 352};
+        param = limits[(sel >> 3) % 4u];
+        /* Its stats coalesce the cache: read them every 2 to 14 steps. */
+        m->stats_every = (sel & 0x20u) != 0 ? 2u + (sel >> 6) * 4u : 1u;
+    }
     if (param == 0 || dflt)
         snprintf(m->spec, sizeof m->spec, "%s", name);
     else
@@ -1280,10 +1329,12 @@ int fz_model_run(const uint8_t *data, size_t size, int misuse)
             before = rep.count; /* op_misuse checked its own report */
             break;
         }
-        verify(m, "after the step");
+        int with_stats = m->stats_every <= 1u || m->step % m->stats_every == 0;
+        verify_some(m, "after the step", with_stats);
         if (rep.count != before)
             fail("%lu unexpected report(s) to the error handler", rep.count - before);
-        probe(m);
+        if (with_stats)
+            probe(m);
         if (rep.count != before)
             fail("%lu unexpected report(s) during the largest_free probe", rep.count - before);
     }

@@ -10,7 +10,8 @@
  * once, the coalesce-and-retry path (a request that only fits once the
  * cache is coalesced succeeds and is not counted as refused), exact stats
  * and walk, reset, aligned blocks, realloc, and misuse: a second free of a
- * cached block, realloc of one, foreign and interior pointers, and a write
+ * cached block, realloc and usable_size of one, foreign and interior
+ * pointers, and a write
  * into a cached block found by the checker. Then a seeded random run
  * against plain TLSF on the same requests: both must refuse nothing that
  * fits and end with the whole region free.
@@ -385,6 +386,10 @@ static void test_misuse(void)
     CHECK(rtm_realloc(t.h, p, 300) == NULL);
     CHECK_ERRNO(EINVAL);
     CHECK_EQ(recorder()->by_kind[RTM_ERR_DOUBLE_FREE], 2);
+    errno = 0;
+    CHECK_EQ(rtm_usable_size(t.h, p), 0); /* free to the caller, though TLSF's */
+    CHECK_ERRNO(EINVAL);
+    CHECK_EQ(recorder()->by_kind[RTM_ERR_DOUBLE_FREE], 3);
     CHECK(rtm_heap_check(t.h) == 0);
     /* Handed out once only. */
     void *x = rtm_alloc(t.h, 100), *y = rtm_alloc(t.h, 100);
