@@ -586,8 +586,12 @@ void *rtm_tracked_realloc(rtm_heap *h, void *ptr, size_t size)
     quiet_begin();
     errno_probe e = probe_begin();
     void *q = k->realloc(h, ptr, size);
-    int refused = probe_end(e);
+    int errno_set = probe_end(e);
     quiet_end();
+    /* A block returned is a success whatever errno says: a heap may retry
+     * after a refusal (tlsf_cached coalesces its cache and asks again,
+     * leaving ENOMEM behind). NULL is a refusal unless it freed (size 0). */
+    int refused = q == NULL && (size != 0 || errno_set);
     if (!annotate || refused)
         return q; /* nothing moved: ENOMEM keeps the block, EINVAL refuses */
     size_t old = 0;

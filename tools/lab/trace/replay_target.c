@@ -91,6 +91,10 @@ int replay_rtm_open(replay_rtm *h, const char *algorithm, uint64_t bytes, int pr
 
 void replay_rtm_close(replay_rtm *h)
 {
+    /* Destroyed before unmapped: a tracked build (ASan) keeps its poison on
+     * the range otherwise, and the next region mapped there starts poisoned. */
+    if (h->heap != NULL)
+        rtm_heap_destroy(h->heap);
     if (h->mem != NULL)
         munmap(h->mem, h->bytes);
     h->mem = h->heap = NULL;
