@@ -234,6 +234,11 @@ static int check_list(const rtm_tlsf *t, unsigned idx, size_t *budget, size_t *m
 static int check_lists(const rtm_tlsf *t, size_t free_blocks)
 {
     size_t budget = free_blocks, members = 0;
+    /* The bits past the last list must be clear: stats takes the highest
+     * set bit for a list index (fuzz_shared_open found a recovery reading
+     * heads[127] of 124). */
+    if ((t->list_bits[WORD_COUNT - 1u] >> (LIST_COUNT - 64u * (WORD_COUNT - 1u))) != 0)
+        return rtm_tlsf_check_fail(t, t, "list bitmap has bits past the last list");
     for (unsigned idx = 0; idx < LIST_COUNT; idx++) {
         if (((t->list_bits[idx >> 6] >> (idx & 63u)) & 1u) != (t->heads[idx] != 0))
             return rtm_tlsf_check_fail(t, t, "list bitmap differs from the lists");
