@@ -207,6 +207,14 @@ static int debug_neighbour_bad(const char *p, size_t room)
 #define debug_neighbour_bad(p, room) 0
 #endif
 
+int rtm_tlsf_holds_payload(const rtm_tlsf *t, const void *p)
+{
+    size_t below = 0, room = 0;
+    const char *c = (const char *)p;
+    return locate_fast(t, c, &below, &room) == 0 ||
+           locate_in_pools(t, (uintptr_t)c, &below, &room) == 0;
+}
+
 /* Reports a pointer outside every pool (cold: only misuse gets here). */
 static RTM_COLD RTM_NOINLINE int refuse_foreign(const rtm_tlsf *t, const char *p)
 {

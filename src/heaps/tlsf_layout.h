@@ -388,4 +388,12 @@ static inline int list_search(const rtm_tlsf *t, unsigned idx)
 /* Reports a failed invariant, sets errno EFAULT, returns -1. */
 int rtm_tlsf_check_fail(const rtm_tlsf *t, const void *where, const char *what);
 
+/* --- tlsf.c <-> tlsf_cached.c ------------------------------------------ */
+
+/* 1 if payload address p lies in a pool of t with room for a block after
+ * it (the fast range, then a search of the pools), else 0. Reads nothing
+ * at p and reports nothing: the cache layer checks its own word below p
+ * once this holds. */
+int rtm_tlsf_holds_payload(const rtm_tlsf *t, const void *p);
+
 #endif /* RTM_HEAPS_TLSF_LAYOUT_H */

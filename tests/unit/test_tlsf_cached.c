@@ -12,7 +12,10 @@
  * and walk, reset, aligned blocks, realloc, and misuse: a second free of a
  * cached block, realloc and usable_size of one, foreign and interior
  * pointers, and a write
- * into a cached block found by the checker. Then a seeded random run
+ * into a cached block found by the checker; the check word below every
+ * block (damage refused and found, a block given to TLSF refused as a
+ * second free, a pointer from before a reset refused, aligned blocks
+ * through realloc and the walk). Then a seeded random run
  * against plain TLSF on the same requests: both must refuse nothing that
  * fits and end with the whole region free.
  */
@@ -423,6 +426,123 @@ static void test_misuse(void)
     drop(&t);
 }
 
+/* --- the check word ------------------------------------------------------- */
+
+typedef struct walk_find {
+    const void *p;
+    size_t usable;
+    int used, seen;
+} walk_find;
+
+static void find_block(void *ptr, size_t usable, int used, void *arg)
+{
+    walk_find *f = arg;
+    if (ptr == f->p) {
+        f->seen++;
+        f->usable = usable;
+        f->used = used;
+    }
+}
+
+/* Every block carries a word below it: damage to it is refused at the free
+ * and found by the checker; a block freed to TLSF is refused as a second
+ * free; a pointer from before a reset no longer passes; aligned blocks
+ * keep their alignment through realloc and are walked at their address. */
+static void test_check_word(void)
+{
+    tc_test t;
+    make(&t, "tlsf_cached", 1u << 20);
+    recorder_install();
+    unsigned char *p = rtm_alloc(t.h, 100);
+    REQUIRE(p != NULL);
+    /* One bit of the word below the block. */
+    TRACK_OPEN(p - 8, 8);
+    p[-3] ^= 0x10;
+    errno = 0;
+    CHECK(rtm_heap_check(t.h) == -1);
+    CHECK_ERRNO(EFAULT);
+    errno = 0;
+    rtm_free(t.h, p);
+    CHECK_ERRNO(EINVAL);
+    CHECK_EQ(recorder()->by_kind[RTM_ERR_CORRUPT_HEADER], 1);
+    CHECK_PTR_EQ(recorder()->last_ptr, p);
+    errno = 0;
+    CHECK_EQ(rtm_usable_size(t.h, p), 0);
+    CHECK_ERRNO(EINVAL);
+    p[-3] ^= 0x10;
+    CHECK(rtm_heap_check(t.h) == 0);
+    CHECK(rtm_usable_size(t.h, p) >= 100);
+    rtm_free(t.h, p);
+    CHECK(rtm_heap_check(t.h) == 0);
+
+    /* A block above the cached sizes goes to TLSF at once: freeing it
+     * again is a second free, reported at that call. */
+    recorder_reset();
+    void *big = rtm_alloc(t.h, 40000);
+    REQUIRE(big != NULL);
+    rtm_free(t.h, big);
+    errno = 0;
+    rtm_free(t.h, big);
+    CHECK_ERRNO(EINVAL);
+    CHECK_EQ(recorder()->by_kind[RTM_ERR_DOUBLE_FREE], 1);
+    CHECK_PTR_EQ(recorder()->last_ptr, big);
+    /* So is a cached block evicted to TLSF since (the limit of 128 pushes
+     * it out): its word says freed. */
+    void *blk[200];
+    for (int i = 0; i < 200; i++)
+        REQUIRE((blk[i] = rtm_alloc(t.h, 40)) != NULL);
+    for (int i = 0; i < 200; i++)
+        rtm_free(t.h, blk[i]);
+    errno = 0;
+    rtm_free(t.h, blk[0]);
+    CHECK_ERRNO(EINVAL);
+    CHECK_EQ(recorder()->by_kind[RTM_ERR_DOUBLE_FREE], 2);
+    CHECK(rtm_heap_check(t.h) == 0);
+
+    /* A pointer from before a reset: refused, the heap untouched. */
+    unsigned char *old = rtm_alloc(t.h, 300);
+    REQUIRE(old != NULL);
+    void *keep = rtm_alloc(t.h, 300);
+    REQUIRE(keep != NULL && keep != old);
+    CHECK_EQ(rtm_heap_reset(t.h), 0);
+    rtm_stats fresh = rtm_heap_stats(t.h);
+    size_t calls = recorder()->calls;
+    errno = 0;
+    rtm_free(t.h, keep);
+    CHECK_ERRNO(EINVAL);
+    CHECK_EQ(recorder()->calls, calls + 1u);
+    CHECK_EQ(rtm_heap_stats(t.h).free_bytes, fresh.free_bytes);
+    CHECK(rtm_heap_check(t.h) == 0);
+
+    /* Aligned blocks: every alignment up to a page, through realloc, and
+     * the walk reports them where the caller holds them. */
+    for (size_t align = 16; align <= 4096; align *= 2) {
+        unsigned char *a = rtm_aligned_alloc(t.h, align, 200);
+        REQUIRE(a != NULL);
+        CHECK_EQ((uintptr_t)a % align, 0);
+        CHECK(rtm_usable_size(t.h, a) >= 200);
+        memset(a, 0x5a, 200);
+        walk_find f = {a, 0, 0, 0};
+        CHECK_EQ(rtm_heap_walk(t.h, find_block, &f), 0);
+        CHECK_EQ(f.seen, 1);
+        CHECK_EQ(f.used, 1);
+        CHECK_EQ(f.usable, rtm_usable_size(t.h, a));
+        unsigned char *b = rtm_realloc(t.h, a, 3000);
+        REQUIRE(b != NULL);
+        CHECK_EQ((uintptr_t)b % align, 0);
+        CHECK(b[0] == 0x5a && b[199] == 0x5a);
+        CHECK(rtm_heap_check(t.h) == 0);
+        rtm_free(t.h, b);
+        errno = 0;
+        rtm_free(t.h, b); /* not cached: TLSF's, and the word says freed */
+        CHECK_ERRNO(EINVAL);
+    }
+    CHECK_EQ(rtm_heap_stats(t.h).live_blocks, 0);
+    CHECK(rtm_heap_check(t.h) == 0);
+    rtm_set_error_handler(NULL, NULL);
+    drop(&t);
+}
+
 /* --- against plain TLSF ------------------------------------------------ */
 
 /* The same seeded requests on "tlsf" and "tlsf_cached", in regions large
@@ -503,6 +623,7 @@ int main(void)
     RUN_TEST(test_peak_leaves_cached_out);
     RUN_TEST(test_aligned_and_realloc);
     RUN_TEST(test_misuse);
+    RUN_TEST(test_check_word);
     RUN_TEST(test_random_against_tlsf);
     return check_summary();
 }

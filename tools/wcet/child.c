@@ -167,9 +167,16 @@ static size_t usable_of(wcet_heap *w, const void *p)
     return w->api == API_GENERIC ? rtm_usable_size(w->h, p) : rtm_tlsf_usable_size(p);
 }
 
+/* What lies between one block's last usable byte and the next block: TLSF's
+ * header, and for tlsf_cached the check word below every block too. */
+static size_t between_blocks(const wcet_heap *w)
+{
+    return HDR + (w->al == AL_TLSF_CACHED ? 8u : 0u);
+}
+
 int wcet_adjacent(wcet_heap *w, const void *p, const void *q)
 {
-    return (const char *)q == (const char *)p + usable_of(w, p) + HDR;
+    return (const char *)q == (const char *)p + usable_of(w, p) + between_blocks(w);
 }
 
 int wcet_carve_fenced(wcet_heap *w, size_t n, void **out)

@@ -57,6 +57,8 @@
 #define TC_BINS    44u  /* 4 per power of two, usable 16 B .. 32 KiB - 1 */
 #define TC_LARGEST 32767u
 #define NO_BIN     TC_BINS
+#define TC_WORD    8u              /* the check word below every caller's block */
+#define BELOW      (HDR + TC_WORD) /* TLSF's header word, below a caller's pointer */
 
 /* The bin of a usable size (or a request): bin_of() in tlsf_cached.c. */
 static unsigned bin_of(size_t u)
@@ -67,45 +69,45 @@ static unsigned bin_of(size_t u)
     return ((f - 4u) << 2) + (unsigned)((u >> (f - 2u)) & 3u);
 }
 
-/* The smallest usable size TLSF gives (8j + 4, at least 20) in bin k, or 0
- * when there is none (bins 0 and 2: 16..19 and 24..27). A request of that
- * many bytes gets exactly that block. */
+/* The smallest usable size the heap gives (TLSF's 8j + 4, at least 20,
+ * less the check word) in bin k, or 0 when there is none (bin 2: 24..27).
+ * A request of that many bytes gets exactly that block. */
 static size_t bin_block(unsigned k)
 {
     unsigned f = 4u + k / 4u;
     size_t u = ((size_t)1 << f) + (size_t)(k % 4u) * ((size_t)1 << (f - 2u));
-    while (u % 8u != 4u || u < RTM_TLSF_MIN_BLOCK)
+    while (u % 8u != 4u || u < RTM_TLSF_MIN_BLOCK - TC_WORD)
         u++;
     return bin_of(u) == k ? u : 0;
 }
 
-/* The usable size TLSF gives a request: its span (request + header,
- * rounded to 8, at least the minimum block) less the header. */
+/* The usable size the heap gives a request: TLSF's span for it and the
+ * check word (rounded to 8, at least the minimum block) less both. */
 static size_t usable_for(size_t req)
 {
-    size_t span = (req + HDR + 7u) & ~(size_t)7u;
-    return (span < RTM_TLSF_MIN_BLOCK + HDR ? RTM_TLSF_MIN_BLOCK + HDR : span) - HDR;
+    size_t span = (req + BELOW + 7u) & ~(size_t)7u;
+    return (span < RTM_TLSF_MIN_BLOCK + HDR ? RTM_TLSF_MIN_BLOCK + HDR : span) - BELOW;
 }
 
 /* --- what the API shows of a block ------------------------------------ */
 
 static size_t usable(wcet_heap *w, const void *p) { return rtm_usable_size(w->h, p); }
 
-/* TLSF's FREE bit in the header word below p. */
+/* TLSF's FREE bit in the header word of p's inner block. */
 static int tlsf_says_free(const void *p)
 {
     uint32_t h;
-    memcpy(&h, (const char *)p - HDR, sizeof h);
+    memcpy(&h, (const char *)p - BELOW, sizeof h);
     return (h & 1u) != 0;
 }
 
 /* The usable size TLSF's header word gives a block it counts used (cached
- * or live): its span less the header. */
+ * or live): its span less the header and the check word. */
 static size_t tlsf_usable(const void *p)
 {
     uint32_t h;
-    memcpy(&h, (const char *)p - HDR, sizeof h);
-    return (h & ~(uint32_t)7u) - HDR;
+    memcpy(&h, (const char *)p - BELOW, sizeof h);
+    return (h & ~(uint32_t)7u) - BELOW;
 }
 
 /* p was freed through rtm_free: TLSF still counting it used means cached. */
@@ -296,7 +298,7 @@ static int ev_build(wcet_heap *w, size_t bn, enum wcet_shape ms, unsigned nsame,
     size_t sizes[TC_LIMIT];
     void *fence;
     TRY(wcet_heap_new(w, 0, 8 * MIB));
-    wcet_plan_shape(&comp, ms, EV_LEFT + bn + EV_RIGHT + 2u * HDR);
+    wcet_plan_shape(&comp, ms, EV_LEFT + bn + EV_RIGHT + 2u * BELOW + TC_WORD);
     TRY(wcet_carve_companions(w, &comp));
     TRY(carve(w, EV_LEFT, &s->l));
     TRY(carve_after(w, s->l, bn, &s->b));
