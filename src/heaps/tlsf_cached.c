@@ -112,8 +112,8 @@
 #define LOG_SHIFT    2u
 #define LOG_MASK     63u
 #define USABLE_SHIFT 8u
-#define LOG_FIRST    4u  /* the smallest prefix log of an aligned block (A = 16) */
-#define LOG_LAST     40u /* no alignment a pool can hold goes beyond this */
+#define LOG_FIRST    4u /* the smallest prefix log of an aligned block (A = 16) */
+#define LOG_LAST     ((unsigned)(sizeof(size_t) * 8u - 1u)) /* any power of two of a size_t */
 #define TC_SALT      0x243F6A8885A308D3ull /* the first key's salt (any odd constant) */
 
 typedef struct tc_entry {
@@ -196,7 +196,9 @@ static inline void restate(char *p, unsigned from, unsigned to)
     *word_at(p - TC_WORD) ^= (uint64_t)(from ^ to);
 }
 
-static inline size_t v_usable(uint64_t v) { return (size_t)(v >> USABLE_SHIFT); }
+/* The whole field, 56 bits on every target: a 32-bit heap must not drop a
+ * damaged high bit before comparing (the -m32 run found it). */
+static inline uint64_t v_usable(uint64_t v) { return v >> USABLE_SHIFT; }
 static inline unsigned v_log(uint64_t v) { return (unsigned)(v >> LOG_SHIFT) & LOG_MASK; }
 static inline unsigned v_state(uint64_t v) { return (unsigned)v & ST_MASK; }
 static inline size_t prefix_of(unsigned lg) { return lg == 0 ? TC_WORD : (size_t)1u << lg; }
@@ -356,7 +358,7 @@ static RTM_COLD RTM_NOINLINE int refuse_word(const rtm_tlsf_cached *c, const cha
     unsigned st = v_state(v);
     int ours = v_log(v) == 0 && v_usable(v) <= RTM_TLSF_MAX_BLOCK;
     if (ours && st == ST_CACHED && v_usable(v) <= TC_LARGEST &&
-        in_ring(c, bin_of(v_usable(v)), cached_off(c, p)))
+        in_ring(c, bin_of((size_t)v_usable(v)), cached_off(c, p)))
         return refuse(c, p, RTM_ERR_DOUBLE_FREE, "tlsf_cached: the block is already free (cached)");
     if ((ours && st == ST_FREED) || (hdr(p - TC_WORD) & BLOCK_FREE) != 0)
         return refuse(c, p, RTM_ERR_DOUBLE_FREE, "tlsf_cached: the block is free (freed twice?)");
@@ -381,7 +383,7 @@ static RTM_NOINLINE int live_word(const rtm_tlsf_cached *c, const char *p, uint6
     const char *q = shape ? p - prefix_of(lg) : NULL;
     if (shape && lg != 0 && (q > p || !rtm_tlsf_holds_payload(inner(c), q)))
         shape = 0;
-    if (!shape || !header_agrees(q, v_usable(v), lg))
+    if (!shape || !header_agrees(q, (size_t)v_usable(v), lg))
         return refuse_word(c, p, v);
     *out = v;
     return 0;
@@ -442,9 +444,8 @@ static void *tc_alloc(rtm_tlsf_cached *c, size_t size)
  * when freed. */
 static void *tc_aligned_alloc(rtm_tlsf_cached *c, size_t align, size_t size)
 {
-    if (align == 0 || (align & (align - 1u)) != 0 || align > ((size_t)1u << LOG_LAST))
-        return note_peak(c,
-                         rtm_tlsf_aligned_alloc(inner(c), align, size)); /* its EINVAL or ENOMEM */
+    if (align == 0 || (align & (align - 1u)) != 0)
+        return note_peak(c, rtm_tlsf_aligned_alloc(inner(c), align, size)); /* its EINVAL */
     if (align <= TC_WORD)
         return tc_alloc(c, size);
     unsigned lg = rtm_fls_size(align);
@@ -461,7 +462,7 @@ static RTM_NOINLINE int free_checked(rtm_tlsf_cached *c, char *p)
     if (live_word(c, p, &v) != 0)
         return -1;
     if (v_log(v) == 0 && v_usable(v) <= TC_LARGEST)
-        return push(c, p, v_usable(v));
+        return push(c, p, (size_t)v_usable(v));
     return give_back(c, p, v_log(v), ST_LIVE);
 }
 
@@ -475,11 +476,11 @@ static int tc_free(rtm_tlsf_cached *c, void *ptr)
     if (RTM_UNLIKELY(!in_fast_range(c, p)))
         return free_checked(c, p);
     uint64_t v = opened(c, p);
-    size_t usable = v_usable(v);
+    uint64_t usable = v_usable(v);
     if (RTM_UNLIKELY((v & ((1u << USABLE_SHIFT) - 1u)) != ST_LIVE || usable > TC_LARGEST ||
-                     !header_agrees(p - TC_WORD, usable, 0)))
+                     !header_agrees(p - TC_WORD, (size_t)usable, 0)))
         return free_checked(c, p);
-    return push(c, p, usable);
+    return push(c, p, (size_t)usable);
 }
 
 /* In place or moved by the inner heap (which keeps an aligned block's
@@ -512,7 +513,7 @@ static size_t tc_usable_size(rtm_tlsf_cached *c, const void *ptr)
     uint64_t v = 0;
     if (ptr == NULL || live_word(c, (const char *)ptr, &v) != 0)
         return 0;
-    return v_usable(v);
+    return (size_t)v_usable(v);
 }
 
 /* --- whole-heap operations ---------------------------------------------- */
@@ -552,7 +553,7 @@ static char *caller_block(const rtm_tlsf_cached *c, char *q, size_t usable, uint
     char *p = q + prefix_of(lg);
     uint64_t v = opened(c, p);
     unsigned st = v_state(v);
-    if (v_log(v) != lg || v_usable(v) != usable - prefix_of(lg) || st == ST_FORWARD ||
+    if (v_log(v) != lg || v_usable(v) != (uint64_t)(usable - prefix_of(lg)) || st == ST_FORWARD ||
         st == ST_FREED || (st == ST_CACHED && lg != 0))
         return NULL;
     *out = v;
@@ -584,7 +585,7 @@ static void visit_inner(void *ptr, size_t usable, int used, void *arg)
         w->cached += v_state(v) == ST_CACHED;
     }
     if (w->walker != NULL)
-        w->walker(p, used ? v_usable(v) : usable - TC_WORD, used, w->arg);
+        w->walker(p, used ? (size_t)v_usable(v) : usable - TC_WORD, used, w->arg);
 }
 
 /* The usable bytes the rings hold, counted afresh. */
@@ -607,7 +608,7 @@ static const char *entry_fault(const rtm_tlsf_cached *c, unsigned b, const tc_en
     if (!rtm_tlsf_holds_payload(inner(c), p - TC_WORD))
         return "tlsf_cached: an entry lies outside every pool";
     uint64_t v = opened(c, p);
-    if (v_state(v) != ST_CACHED || v_log(v) != 0 || v_usable(v) != e->usable ||
+    if (v_state(v) != ST_CACHED || v_log(v) != 0 || v_usable(v) != (uint64_t)e->usable ||
         !header_agrees(p - TC_WORD, e->usable, 0))
         return "tlsf_cached: an entry is not a cached block of its size";
     if (*first_word(p) != tag_of(e->off))

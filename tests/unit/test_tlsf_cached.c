@@ -537,6 +537,10 @@ static void test_check_word(void)
         rtm_free(t.h, b); /* not cached: TLSF's, and the word says freed */
         CHECK_ERRNO(EINVAL);
     }
+    /* An alignment no pool can give: refused as TLSF refuses it. */
+    errno = 0;
+    CHECK(rtm_aligned_alloc(t.h, (size_t)1 << (sizeof(size_t) * 8u - 1u), 16) == NULL);
+    CHECK_ERRNO(ENOMEM);
     CHECK_EQ(rtm_heap_stats(t.h).live_blocks, 0);
     CHECK(rtm_heap_check(t.h) == 0);
     rtm_set_error_handler(NULL, NULL);
