@@ -11,8 +11,8 @@
  *     first probe (the newest block of the next bin), by the second (the
  *     newest of its own bin, large enough), and one both probes miss (TLSF
  *     serves it); a free pushed on a ring with room, also of a block reused
- *     from the cache unwritten (the hit cleared its tag, so no ring scan:
- *     the case holds that);
+ *     from the cache unwritten (the hit sealed its check word live again,
+ *     so its free pushes it like any other: the case holds that);
  *   - cache-evict: a free that needs room first: its bin's ring is full, or
  *     the cache holds `limit` blocks, so the bin's oldest block goes to
  *     TLSF, and that block lies between two free blocks: TLSF's worst free
@@ -27,7 +27,8 @@
  *
  * The cache is invisible through the API (rtm_usable_size() refuses a
  * cached block as it refuses a free one), so each case proves its state from
- * TLSF's header word, whose layout rtmem/tlsf.h fixes: its FREE bit (bit 0) is
+ * TLSF's header word (below the block's 8-byte check word), whose layout
+ * rtmem/tlsf.h fixes: its FREE bit (bit 0) is
  * set for a block TLSF holds free (also one merged into its left neighbour:
  * TLSF marks its old header free) and clear for one TLSF counts used; a
  * block rtm_free accepted that TLSF still counts used is in the cache. rtm_heap_check()
@@ -194,7 +195,7 @@ static const char *const hit_cases[HIT_CASES] = {
     "alloc: both probes miss (next bin empty, own bin's newest too small), TLSF serves",
     "free pushed on an empty ring",
     "free pushed on a ring of 7",
-    "free of a block reused from the cache unwritten (tag cleared by the hit): pushed"};
+    "free of a block reused from the cache unwritten (word sealed live by the hit): pushed"};
 
 /* Requests and the blocks they get: the smallest bin, a mid one, the top
  * bin (no next bin to probe). */
@@ -227,8 +228,8 @@ static int hit_alloc(wcet_heap *w, unsigned si, unsigned c)
 }
 
 /* Frees pushed on a ring with room: empty, 7 entries, 7 entries and the
- * freed block reused from the cache unwritten (its tag was cleared by the
- * hit, so the free scans no ring). */
+ * freed block reused from the cache unwritten (the hit sealed its check
+ * word live again, so the free pushes it like any other). */
 static int hit_push(wcet_heap *w, unsigned si, unsigned c)
 {
     size_t n = hit_sizes[si];
@@ -265,7 +266,7 @@ static int cache_hit(wcet_heap *w)
 enum { EV_RING, EV_RING_TAGGED, EV_LIMIT, EV_LIMIT_EMPTY, EV_LARGE, EV_CASES };
 static const char *const ev_cases[EV_CASES] = {
     "full ring: its oldest to TLSF, merging both",
-    "block reused from the cache unwritten (tag cleared), full ring: the oldest to TLSF, "
+    "block reused from the cache unwritten (word sealed live), full ring: the oldest to TLSF, "
     "merging both",
     "cache full (128), ring not: the bin's oldest to TLSF, merging both",
     "cache full (128), ring empty: the block to TLSF, merging both",
