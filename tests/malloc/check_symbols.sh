@@ -10,9 +10,15 @@ set -u
 [ $# -eq 4 ] || { echo "usage: $0 HEAP_SO MALLOC_SO HEAP_A MALLOC_A" >&2; exit 2; }
 command -v nm >/dev/null 2>&1 || { echo "SKIP: nm is not installed"; exit 77; }
 
-# Defined global (upper-case type) symbol names, one a line, sorted.
+# Defined global (upper-case type) symbol names, one a line, sorted. gcc's
+# i386 PIC helpers (__x86.get_pc_thunk.*) are left out: every object that
+# needs one carries it in a COMDAT group the linker keeps once, so two
+# archives holding them never clash (the -m32 stage listed them).
 dynamic() { nm -D --defined-only "$1" | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' | sort -u; }
-archive() { nm --defined-only "$1" 2>/dev/null | awk 'NF == 3 && $2 ~ /[A-Z]/ { print $3 }' | sort -u; }
+archive() {
+    nm --defined-only "$1" 2>/dev/null |
+        awk 'NF == 3 && $2 ~ /[A-Z]/ && $3 !~ /^__x86\.get_pc_thunk\./ { print $3 }' | sort -u
+}
 
 status=0
 for kind in dynamic archive; do

@@ -95,8 +95,10 @@ endif()
 
 # Real programs under LD_PRELOAD (tests/malloc/run_preloaded.sh): same
 # results with and without the library. Not in sanitizer builds, and not
-# where the library is 32-bit while the programs are 64-bit.
-if(NOT RTMEM_SANITIZE AND CMAKE_SIZEOF_VOID_P EQUAL 8)
+# where the library is 32-bit while the programs are 64-bit (the C
+# compiler's pointer size: CMAKE_SIZEOF_VOID_P is the last enabled
+# language's, and the C++ tests' compiler has no -m32).
+if(NOT RTMEM_SANITIZE AND CMAKE_C_SIZEOF_DATA_PTR EQUAL 8)
   foreach(workload python sqlite git gcc)
     add_test(NAME malloc_preload_${workload}
              COMMAND ${CMAKE_CURRENT_SOURCE_DIR}/malloc/run_preloaded.sh
