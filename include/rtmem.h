@@ -21,7 +21,8 @@
  *  - Thread safety: a heap is not thread-safe; callers serialise access to
  *    one heap. Different heaps are independent. Exceptions: the locked heaps
  *    (rtmem/lock.h) and the process-shared heaps (rtmem/shared.h), whose
- *    every call below takes the heap's priority-inheritance mutex.
+ *    every call below takes the heap's priority-inheritance mutex, and the
+ *    multi-threaded heap (rtmem/mt.h), whose threads each own a shard.
  *  - The library never prints and never aborts on user input in a release
  *    build; misuse it can detect (double free, foreign pointer, overwritten
  *    header) goes to the error handler set with rtm_set_error_handler().
@@ -36,6 +37,7 @@
 #include "rtmem/halffit.h"
 #include "rtmem/heapmem.h"
 #include "rtmem/lock.h"
+#include "rtmem/mt.h"
 #include "rtmem/pool.h"
 #include "rtmem/shared.h"
 #include "rtmem/slab.h"

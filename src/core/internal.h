@@ -42,6 +42,9 @@ void rtm_report(rtm_error_kind kind, const void *heap, const void *ptr, const ch
  * algorithm, the locked and the process-shared heaps (src/shared/), which
  * register their descriptor at run time (rtm_kind_register). */
 #define RTM_KIND_GUARDED 0x31445247u /* "GRD1": guarded heap, layout 1 */
+/* Not an algorithm either: the multi-threaded heap of shards (src/mt/,
+ * rtmem/mt.h), registered at run time like the guarded heaps. */
+#define RTM_KIND_MT 0x3154484du /* "MHT1": multi-threaded heap, layout 1 */
 
 struct rtm_heap_kind; /* core/kind.h */
 typedef struct rtm_algo_spec {
