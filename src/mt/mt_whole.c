@@ -85,17 +85,26 @@ rtm_stats rtm_mt_stats(rtm_heap *h)
 /* The blocks of a shard, as the caller sees them                          */
 /* ---------------------------------------------------------------------- */
 
-/* The check word of a used block q of a shard's heap (usable bytes): the
- * prefix is not stored outside the word, so each power of two that fits is
- * tried; a word decodes only with its own prefix. state 0: none found. */
+/* The check word of a used block q of a shard's heap (usable bytes). The
+ * caller's pointer is not always q + prefix: a heap may hand out an aligned
+ * block from inside one of its blocks (TLSF forwards to the first aligned
+ * address). So the block is scanned word by word from its start; the first
+ * live or pending word that opens at its own address, with its prefix and
+ * usable size inside the block, is the one (a word opens only with its own
+ * address's key and the salt; a freed word left behind by an earlier block
+ * at the same place opens too, and is passed over: a block is freed in its
+ * word before its memory goes back to the shard's heap, so no stale word
+ * is live or pending). Found at the first step for unaligned blocks, within about the
+ * alignment for aligned ones; O(block) only for a block without a word,
+ * which check then reports. state 0: none found. */
 static mt_word find_word(const rtm_mt *m, const mt_shard *s, uintptr_t q, size_t usable,
                          uintptr_t *p_out)
 {
     mt_word none = {0, 0, 0};
-    for (size_t prefix = RTM_MT_BLOCK_OVERHEAD; prefix <= usable; prefix <<= 1) {
-        uintptr_t p = q + prefix;
+    for (uintptr_t p = q + RTM_MT_BLOCK_OVERHEAD; p <= q + usable; p += RTM_MT_BLOCK_OVERHEAD) {
         mt_word w = mt_open(m, s, p, atomic_load_explicit(mt_word_at(p), memory_order_relaxed));
-        if (w.state != 0 && w.prefix == prefix && w.usable <= usable - prefix) {
+        if ((w.state == MT_LIVE || w.state == MT_PENDING) && w.prefix <= p - q &&
+            w.usable <= q + usable - p) {
             *p_out = p;
             return w;
         }
