@@ -5,8 +5,9 @@
  * rest of rtmem stays C11 (link librtmem as for C: rtmem::rtmem).
  *
  * What it offers (namespace rtmem):
- *  - rtmem::heap, rtmem::locked_heap: own one rtm_heap made by
- *    rtm_heap_create() / rtm_locked_create() over a region you give
+ *  - rtmem::heap, rtmem::locked_heap, rtmem::mt_heap: own one rtm_heap
+ *    made by rtm_heap_create() / rtm_locked_create() / rtm_mt_create()
+ *    over a region you give
  *    (static, mmap'd, mlock'd: the region stays yours). Non-copyable,
  *    movable (the moved-from object holds nullptr and its destructor does
  *    nothing); the destructor calls rtm_heap_destroy(). Creation failure
@@ -36,8 +37,11 @@
  * Thread safety: a plain rtmem::heap is not thread-safe -- containers on one
  * heap must be used by one thread at a time (or under your own lock). For
  * containers used from several threads, or several containers on one heap
- * used by different threads, make the heap an rtmem::locked_heap: every
- * call then takes its priority-inheritance mutex (rtmem/lock.h).
+ * used by different threads, make the heap an rtmem::mt_heap and give each
+ * real-time thread an rtmem::mt_attachment: its calls then take no lock and
+ * blocks may be freed by any thread (rtmem/mt.h); or an
+ * rtmem::locked_heap, whose every call takes its priority-inheritance
+ * mutex (rtmem/lock.h).
  * heap_resource and allocator add no state of their own beyond the pointer.
  *
  * Exhaustion: when the heap refuses (no block fits: ENOMEM; an alignment the
@@ -203,19 +207,26 @@ class owned_heap
   protected:
     owned_heap(create_fn create, const char *what, const char *algorithm, void *mem,
                std::size_t bytes)
-        : h_(create(algorithm, mem, bytes))
+        : owned_heap(create(algorithm, mem, bytes), what)
+    {
+    }
+    /* A handle made by the caller's create (nullptr: throws). */
+    owned_heap(rtm_heap *made, const char *what) : h_(made)
     {
         if (h_ == nullptr)
             creation_failed(what);
     }
-    owned_heap(create_fn create, const char *algorithm, void *mem, std::size_t bytes,
-               std::error_code &ec) noexcept
-        : h_(create(algorithm, mem, bytes))
+    owned_heap(rtm_heap *made, std::error_code &ec) noexcept : h_(made)
     {
         if (h_ == nullptr)
             ec.assign(errno != 0 ? errno : EINVAL, std::generic_category());
         else
             ec.clear();
+    }
+    owned_heap(create_fn create, const char *algorithm, void *mem, std::size_t bytes,
+               std::error_code &ec) noexcept
+        : owned_heap(create(algorithm, mem, bytes), ec)
+    {
     }
 
   private:
@@ -275,6 +286,55 @@ class locked_heap : public detail::owned_heap
     }
 };
 
+/** Owns a multi-threaded heap made by rtm_mt_create(algorithm, mem, bytes,
+ *  shards) (rtmem/mt.h): the same interface as rtmem::heap, usable from any
+ *  thread. A thread that calls attach() (or holds an mt_attachment) gets a
+ *  shard of its own: its allocations and the frees of its own blocks take
+ *  no lock and make no system call, its frees of other threads' blocks are
+ *  wait-free. Threads that do not attach share the PI-locked fallback. */
+class mt_heap : public detail::owned_heap
+{
+  public:
+    mt_heap(const char *algorithm, void *mem, std::size_t bytes, unsigned shards)
+        : owned_heap(rtm_mt_create(algorithm, mem, bytes, shards), "rtm_mt_create")
+    {
+    }
+    mt_heap(const char *algorithm, void *mem, std::size_t bytes, unsigned shards,
+            std::error_code &ec) noexcept
+        : owned_heap(rtm_mt_create(algorithm, mem, bytes, shards), ec)
+    {
+    }
+    /** rtm_mt_attach(): the calling thread's shard index, or -1 (errno
+     *  EBUSY: every shard held; ENOSPC: the thread holds too many heaps). */
+    int attach() const noexcept { return rtm_mt_attach(get()); }
+    /** rtm_mt_detach(): 0, or -1 with errno EINVAL (no shard held). */
+    int detach() const noexcept { return rtm_mt_detach(get()); }
+};
+
+/** Holds the calling thread's shard of an mt_heap for its lifetime: attach
+ *  in the constructor, detach in the destructor. attached() says whether a
+ *  shard was free (if not, the thread is served by the fallback). Create it
+ *  at the top of the thread's function, before the containers it uses. */
+class mt_attachment
+{
+  public:
+    explicit mt_attachment(const mt_heap &h) noexcept : heap_(h.get()), shard_(h.attach()) {}
+    mt_attachment(const mt_attachment &) = delete;
+    mt_attachment &operator=(const mt_attachment &) = delete;
+    ~mt_attachment()
+    {
+        if (shard_ >= 0)
+            (void)rtm_mt_detach(heap_);
+    }
+    bool attached() const noexcept { return shard_ >= 0; }
+    /** The shard's index, or -1. */
+    int shard() const noexcept { return shard_; }
+
+  private:
+    rtm_heap *heap_;
+    int shard_;
+};
+
 /** Installs the handler called on allocation failure in builds without
  *  exceptions (nullptr: the default, stderr then std::abort()); returns the
  *  previous one. Thread-safe. In builds with exceptions failures throw
@@ -300,6 +360,7 @@ class heap_resource : public std::pmr::memory_resource
     explicit heap_resource(rtm_heap *h) noexcept : heap_(h) {}
     explicit heap_resource(heap &h) noexcept : heap_(h.get()) {}
     explicit heap_resource(locked_heap &h) noexcept : heap_(h.get()) {}
+    explicit heap_resource(mt_heap &h) noexcept : heap_(h.get()) {}
 
     rtm_heap *get() const noexcept { return heap_; }
 
@@ -351,6 +412,7 @@ template <class T> class allocator
     explicit allocator(rtm_heap *h) noexcept : heap_(h) {}
     allocator(heap &h) noexcept : heap_(h.get()) {}        /* NOLINT: implicit on purpose */
     allocator(locked_heap &h) noexcept : heap_(h.get()) {} /* NOLINT */
+    allocator(mt_heap &h) noexcept : heap_(h.get()) {}     /* NOLINT */
     template <class U> allocator(const allocator<U> &other) noexcept : heap_(other.get()) {}
 
     /** n objects' worth of storage aligned to alignof(T); std::bad_alloc

@@ -10,10 +10,14 @@
 #                            rtmem::allocator on tlsf, halffit, heapmem,
 #                            slab, buddy:64, pool:256
 #   cpp_pmr.threads          a locked heap shared by threads (label threads)
+#   cpp_pmr.mt               an mt heap: attached threads, remote frees
 #   cpp_pmr.noexcept         -fno-exceptions -fno-rtti: the failure handler
 #   cpp_pmr.control_loop     the example's loop: no system call (seccomp
 #                            strict mode), no page fault, no operator new
 #   cpp_example.pmr_control_loop  the example program, a short run
+#   cpp_pmr.mt_pipeline      examples/pmr_mt_pipeline.cpp: two threads on an
+#                            mt heap, each in seccomp strict mode, no fault
+#   cpp_example.pmr_mt_pipeline  that example program, a short run
 #   cpp_pmr_bench.runs       the benchmark, a tiny run and its JSON
 include(CheckLanguage)
 check_language(CXX)
@@ -79,7 +83,8 @@ endforeach()
 # xvmalloc: requests above a page (4 KiB) are refused, the rest as the others.
 add_test(NAME cpp_pmr.xvmalloc COMMAND test_pmr --algorithm xvmalloc)
 add_test(NAME cpp_pmr.threads COMMAND test_pmr --threads)
-set_tests_properties(cpp_pmr.threads PROPERTIES LABELS threads)
+add_test(NAME cpp_pmr.mt COMMAND test_pmr --mt)
+set_tests_properties(cpp_pmr.threads cpp_pmr.mt PROPERTIES LABELS threads)
 
 # Without exceptions and RTTI: failures go to the handler
 # (rtmem::set_allocation_failure_handler) or abort; the program forks a
@@ -96,6 +101,15 @@ add_test(NAME cpp_example.pmr_control_loop COMMAND pmr_control_loop 200 200)
 rtmem_cpp_program(test_pmr_control_loop ${CMAKE_CURRENT_SOURCE_DIR}/cpp/test_pmr_control_loop.cpp)
 add_test(NAME cpp_pmr.control_loop COMMAND test_pmr_control_loop)
 set_tests_properties(cpp_pmr.control_loop PROPERTIES SKIP_RETURN_CODE 77)
+
+# The multi-threaded pipeline (examples/pmr_mt_pipeline.cpp) on an mt heap:
+# a short run, then its loop checked: both threads in seccomp strict mode,
+# no page fault, every block back.
+rtmem_cpp_program(pmr_mt_pipeline ${PROJECT_SOURCE_DIR}/examples/pmr_mt_pipeline.cpp)
+add_test(NAME cpp_example.pmr_mt_pipeline COMMAND pmr_mt_pipeline 5000)
+rtmem_cpp_program(test_pmr_mt_pipeline ${CMAKE_CURRENT_SOURCE_DIR}/cpp/test_pmr_mt_pipeline.cpp)
+add_test(NAME cpp_pmr.mt_pipeline COMMAND test_pmr_mt_pipeline)
+set_tests_properties(cpp_pmr.mt_pipeline PROPERTIES SKIP_RETURN_CODE 77)
 
 # The container benchmark (bench/cpp/pmr_bench.cpp), beside the lab as
 # build/rtmem-pmr-bench; not part of `make bench`. ctest runs it tiny and

@@ -39,6 +39,10 @@
  *  --threads  one rtmem::locked_heap (tlsf, slab) shared by four threads,
  *      each with its own std::pmr::map and rtmem::allocator vector on it,
  *      checked against a model; labelled "threads" (the TSan stage).
+ *  --mt  one rtmem::mt_heap (tlsf, halffit): four threads, each holding an
+ *      rtmem::mt_attachment, run the same bodies; strings made by an
+ *      attached thread are destroyed by another (remote frees); creation
+ *      errors; labelled "threads".
  *
  * Regions come from region_map_guarded(): a heap touching a byte outside its
  * region faults at once.
@@ -841,9 +845,69 @@ void test_locked_threads()
     }
 }
 
+/* An mt heap: each thread attached (mt_attachment) with its own map and
+ * vector, and a hand-over: strings made by one thread are destroyed by the
+ * next (remote frees into the maker's shard). */
+void handoff_body(std::pmr::vector<std::pmr::string> *out, int *done)
+{
+    /* The vector gives each string its resource (uses-allocator). */
+    for (int i = 0; i < 2000; i++)
+        out->emplace_back(static_cast<std::size_t>(20 + i % 200), 'x');
+    *done = 1;
+}
+
+void test_mt_threads()
+{
+    for (const char *name : {"tlsf", "halffit"}) {
+        region mem(16 * MiB);
+        rtmem::mt_heap heap(name, mem.mem(), mem.bytes(), 4);
+        int failures[4] = {0, 0, 0, 0};
+        std::vector<std::thread> threads;
+        for (unsigned t = 0; t < 4; t++)
+            threads.emplace_back([&heap, &failures, t] {
+                rtmem::mt_attachment shard(heap);
+                CHECK(shard.attached());
+                thread_body(heap.get(), 200 + t, &failures[t]);
+            });
+        for (auto &t : threads)
+            t.join();
+        for (int f : failures)
+            CHECK_MSG(f == 0, "mt %s: a thread's map differs from its model", name);
+        CHECK_EQ(heap.stats().live_blocks, 0);
+        /* Made by an attached thread, destroyed by this (unattached) one. */
+        {
+            rtmem::heap_resource res(heap);
+            std::pmr::vector<std::pmr::string> made(&res);
+            int done = 0;
+            std::thread maker([&heap, &made, &done] {
+                rtmem::mt_attachment shard(heap);
+                handoff_body(&made, &done);
+            });
+            maker.join();
+            CHECK(done == 1);
+            CHECK(heap.stats().live_blocks > 0);
+        }
+        CHECK_EQ(heap.stats().live_blocks, 0);
+        CHECK_EQ(heap.stats().failed_allocs, 0);
+        CHECK(heap.check() == 0);
+    }
+    /* Creation errors as the other heaps: system_error with EINVAL. */
+    region mem(1 * MiB);
+    bool threw = false;
+    try {
+        rtmem::mt_heap bad("tlsf", mem.mem(), mem.bytes(), 0);
+    } catch (const std::system_error &e) {
+        threw = e.code().value() == EINVAL;
+    }
+    CHECK(threw);
+    std::error_code ec;
+    rtmem::mt_heap quiet("pool", mem.mem(), mem.bytes(), 2, ec);
+    CHECK(quiet.get() == nullptr && ec.value() == EINVAL);
+}
+
 int usage()
 {
-    std::fprintf(stderr, "usage: test_pmr --api | --threads | --algorithm");
+    std::fprintf(stderr, "usage: test_pmr --api | --threads | --mt | --algorithm");
     for (const algorithm &a : algorithms)
         std::fprintf(stderr, " %s", a.label);
     std::fputc('\n', stderr);
@@ -863,6 +927,10 @@ int main(int argc, char **argv)
     }
     if (argc == 2 && std::strcmp(argv[1], "--threads") == 0) {
         RUN_TEST(test_locked_threads);
+        return check_summary();
+    }
+    if (argc == 2 && std::strcmp(argv[1], "--mt") == 0) {
+        RUN_TEST(test_mt_threads);
         return check_summary();
     }
     if (argc != 3 || std::strcmp(argv[1], "--algorithm") != 0)
