@@ -18,7 +18,7 @@
 # regression; 1 otherwise, after printing the end of the failing log and
 # where libFuzzer saved the input (BUILD_DIR/artifacts/).
 #
-# Environment: FUZZ_TARGETS (default: all four), FUZZ_CC (default clang),
+# Environment: FUZZ_TARGETS (default: all six), FUZZ_CC (default clang),
 # FUZZ_JOBS (build parallelism, default 2), FUZZ_FLAGS (more libFuzzer
 # flags, e.g. -max_len=8192).
 set -euo pipefail
@@ -27,7 +27,7 @@ root="$(cd "$here/../.." && pwd)"
 secs="${1:-60}"
 build="${2:-$root/build-fuzz}"
 case "$build" in /*) ;; *) build="$PWD/$build" ;; esac
-targets=(${FUZZ_TARGETS:-fuzz_ops fuzz_misuse fuzz_shared_open fuzz_typed fuzz_zsmalloc})
+targets=(${FUZZ_TARGETS:-fuzz_ops fuzz_misuse fuzz_shared_open fuzz_typed fuzz_zsmalloc fuzz_mt})
 cc="${FUZZ_CC:-clang}"
 
 if ! [[ "$secs" =~ ^[0-9]+$ ]] || [ "$secs" -eq 0 ]; then

@@ -93,3 +93,23 @@ write("fuzz_typed", "halffit", [4, 1] + list(u16(5000)) + [0] + list(u16(100)) +
 write("fuzz_typed", "heapmem-tlsf", [5, 1, 9, 0] + list(u16(3000)))
 write("fuzz_typed", "min-region", [6, 1, 1, 1] + list(u16(256)) + [6, 2, 3, 2, ord(":"), ord("9")])
 write("fuzz_typed", "wrap", [7, 5, 1] + list(u16(77)) + [0, 3])
+
+# fuzz_mt.c: algorithm (tlsf halffit tlsf_cached heapmem), shard count - 1,
+# then per operation: thread, opcode, slot, size (u16), and for an aligned
+# alloc the alignment's log2 - 3.
+MT_ALLOC, MT_ALIGNED, MT_FREE, MT_REALLOC, MT_USABLE, MT_REFREE, MT_INTERIOR, MT_ATTACH = range(8)
+
+
+def mt_op(thread, op, slot, size=0, align=None):
+    data = [thread, op, slot] + list(u16(size))
+    return data + ([align] if op == MT_ALIGNED else [])
+
+
+MT_HANDOVER = (mt_op(0, MT_ALLOC, 1, 100) + mt_op(0, MT_ALLOC, 2, 900) + mt_op(1, MT_FREE, 1)
+               + mt_op(3, MT_FREE, 2) + mt_op(1, MT_ALIGNED, 3, 300, 3) + mt_op(0, MT_REALLOC, 3, 2000)
+               + mt_op(2, MT_REFREE, 1) + mt_op(0, MT_ALLOC, 4, 64) + mt_op(2, MT_INTERIOR, 4, 3)
+               + mt_op(0, MT_ATTACH, 0) + mt_op(1, MT_ATTACH, 0) + mt_op(0, MT_ATTACH, 0)
+               + mt_op(0, MT_FREE, 4) + mt_op(3, MT_USABLE, 3) + mt_op(2, MT_FREE, 3))
+for alg in range(4):
+    write("fuzz_mt", "alg%d-handover" % alg, [alg, 1] + MT_HANDOVER)
+    write("fuzz_mt", "alg%d-one-shard" % alg, [alg, 0] + MT_HANDOVER * 2)
