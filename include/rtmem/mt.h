@@ -14,13 +14,17 @@
  *  - Its own calls take no lock and make no system call: rtm_alloc,
  *    rtm_aligned_alloc, rtm_realloc and the rtm_free of a block of its own
  *    shard run on that shard's heap only, with plain loads and stores and
- *    one atomic exchange (the shard's "in a call" flag, which is how
- *    rtm_heap_check and friends know when they may look; see below).
+ *    two sequentially consistent accesses to the shard's "in a call" flag
+ *    (which is how rtm_heap_check and friends know when they may look; see
+ *    below).
  *  - A free of another shard's block is wait-free: a fixed number of
  *    instructions and atomic operations (one compare-and-swap on the
- *    block's check word, two atomic adds to the owner's pending counters,
+ *    block's check word, one atomic add to the owner's pending counter,
  *    one atomic exchange onto the owner's inbox), no retry loop, no lock,
- *    no wait for the owner. The block waits in the owner's inbox.
+ *    no wait for the owner. The block waits in the owner's inbox. (Where
+ *    the processor has no atomic add or exchange instruction, as on 32-bit
+ *    Arm, the compiler makes them load-linked/store-conditional loops:
+ *    lock-free there, not wait-free.)
  *  - The owner takes blocks back from its inbox at most RTM_MT_BATCH at a
  *    time, inside its own alloc, aligned alloc, realloc and free: each of
  *    those calls costs at most its shard heap's own call plus
@@ -31,17 +35,18 @@
  *    taken only on the way to ENOMEM.
  * A thread that holds no shard is served by the fallback shard behind a
  * priority-inheritance mutex (as rtm_locked_create's heaps are): correct
- * from any thread, bounded by the lock's hand-over, not lock-free.
+ * from any thread, bounded by the lock's hand-over, not lock-free. Blocks
+ * of the fallback are freed into its inbox by every thread (wait-free), and
+ * taken back by its next calls.
  *
  * Memory: the region is split into shards + 1 equal parts (the last is the
- * fallback). A shard's free memory serves only the thread attached to it
- * (and the fallback only unattached threads): what one shard holds free,
- * another cannot use, and a thread whose shard is full gets ENOMEM even if
- * other shards have room. Every block carries an 8-byte check word in
- * front of it (16 bytes and more for alignments above 8: the alignment).
- * Size a heap with rtm_mt_region_size(): give it what one shard must hold
- * as an rtm heap of the algorithm (for half-fit, rtm_halffit_arena_size()
- * of the live bytes plus 8 per block).
+ * fallback), each at most 4 GiB (beyond, the rest of the region is unused). A shard's free memory
+ * serves only the thread attached to it (and the fallback only unattached threads): what one shard
+ * holds free, another cannot use, and a thread whose shard is full gets ENOMEM even if other shards
+ * have room. Every block carries an 8-byte check word in front of it (16 bytes and more for
+ * alignments above 8: the alignment). Size a heap with rtm_mt_region_size(): give it what one shard
+ * must hold as an rtm heap of the algorithm (for half-fit, rtm_halffit_arena_size() of the live
+ * bytes plus 8 per block).
  *
  * The check word (8 bytes below each block) holds the block's usable size,
  * the size of its prefix and its state (live, pending in an inbox, freed),

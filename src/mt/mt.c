@@ -259,14 +259,22 @@ static RTM_COLD void refuse(rtm_mt *m, const void *ptr, unsigned state)
     errno = EINVAL;
 }
 
+/* A word that is not live: what it is decides the report. */
+static RTM_COLD void refuse_word(rtm_mt *m, const mt_shard *s, const void *ptr, uint64_t raw)
+{
+    refuse(m, ptr, mt_open(m, s, (uintptr_t)ptr, raw).state);
+}
+
 static RTM_COLD void refuse_foreign(rtm_mt *m, const void *ptr)
 {
     rtm_report(RTM_ERR_FOREIGN_POINTER, m, ptr, "mt heap: pointer outside every shard");
     errno = EINVAL;
 }
 
-/* The live block at ptr: its shard and word, or NULL (reported, EINVAL). */
-static inline mt_shard *live_block(rtm_mt *m, const void *ptr, mt_word *w, uint64_t *raw)
+/* Hot path: the live block at ptr, its shard, its word (raw) and the word
+ * decoded (v); NULL when refused (reported, EINVAL). */
+static inline __attribute__((always_inline)) mt_shard *live_block(rtm_mt *m, const void *ptr,
+                                                                  uint64_t *raw, uint64_t *v)
 {
     mt_shard *s = mt_shard_of(m, ptr);
     if (RTM_UNLIKELY(s == NULL)) {
@@ -275,19 +283,23 @@ static inline mt_shard *live_block(rtm_mt *m, const void *ptr, mt_word *w, uint6
     }
     uintptr_t p = (uintptr_t)ptr;
     *raw = atomic_load_explicit(mt_word_at(p), memory_order_acquire);
-    *w = mt_open(m, s, p, *raw);
-    if (RTM_UNLIKELY(w->state != MT_LIVE)) {
-        refuse(m, ptr, w->state);
+    *v = *raw ^ mt_key(m, p);
+    if (RTM_UNLIKELY(!mt_v_live(s, p, *v))) {
+        refuse_word(m, s, ptr, *raw);
         return NULL;
     }
     return s;
 }
 
-/* Moves a block's word from `raw` (live) to state; 0 when another free
- * won the race (reported as a double free). */
-static inline int claim(rtm_mt *m, uintptr_t p, uint64_t raw, const mt_word *w, unsigned state)
+static inline size_t prefix_of(uint64_t v) { return (size_t)1 << mt_v_log(v); }
+
+/* Moves a block's word from live (raw) to state with one compare-and-swap:
+ * the key is XORed into the whole word, so flipping the state bits of the
+ * sealed word flips them in the plain one. 0 when another free won the
+ * race (reported as a double free). */
+static inline int claim(rtm_mt *m, uintptr_t p, uint64_t raw, unsigned state)
 {
-    uint64_t to = mt_seal(m, p, w->usable, (unsigned)__builtin_ctzll(w->prefix), state);
+    uint64_t to = raw ^ (uint64_t)(MT_LIVE ^ state);
     if (RTM_LIKELY(atomic_compare_exchange_strong_explicit(
             mt_word_at(p), &raw, to, memory_order_acq_rel, memory_order_relaxed)))
         return 1;
@@ -296,11 +308,11 @@ static inline int claim(rtm_mt *m, uintptr_t p, uint64_t raw, const mt_word *w, 
 }
 
 /* A block of s's heap handed back (the caller holds s and has claimed it). */
-static inline void give_back(mt_shard *s, uintptr_t p, const mt_word *w)
+static inline void give_back(mt_shard *s, uintptr_t p, uint64_t v)
 {
-    s->used -= w->usable;
+    s->used -= mt_v_usable(v);
     s->live--;
-    rtm_free(s->heap, (void *)(p - w->prefix));
+    rtm_free(s->heap, (void *)(p - prefix_of(v)));
 }
 
 size_t rtm_mt_take_back(rtm_mt *m, mt_shard *s, size_t max)
@@ -312,15 +324,12 @@ size_t rtm_mt_take_back(rtm_mt *m, mt_shard *s, size_t max)
             break;
         uintptr_t p = (uintptr_t)node;
         uint64_t raw = atomic_load_explicit(mt_word_at(p), memory_order_relaxed);
-        mt_word w = mt_open(m, s, p, raw);
-        /* Only a pending word gets a block into the inbox; the store keeps
-         * a later free of the same pointer a double free. */
-        atomic_store_explicit(
-            mt_word_at(p), mt_seal(m, p, w.usable, (unsigned)__builtin_ctzll(w.prefix), MT_FREED),
-            memory_order_relaxed);
-        give_back(s, p, &w);
-        atomic_fetch_sub_explicit(&s->pending_bytes, w.usable, memory_order_relaxed);
-        atomic_fetch_sub_explicit(&s->pending_blocks, 1, memory_order_relaxed);
+        uint64_t v = raw ^ mt_key(m, p); /* pending: only such words enter the inbox */
+        /* Freed, so that a later free of the same pointer is a double free. */
+        atomic_store_explicit(mt_word_at(p), raw ^ (uint64_t)(MT_PENDING ^ MT_FREED),
+                              memory_order_relaxed);
+        give_back(s, p, v);
+        atomic_fetch_sub_explicit(&s->pending, mt_pending_of(mt_v_usable(v)), memory_order_relaxed);
     }
     return n;
 }
@@ -402,92 +411,91 @@ static void *mt_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
     return p;
 }
 
-/* Wait-free: a free into another shard's inbox. */
-static inline void remote_free(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, const mt_word *w)
+/* Wait-free: a free into the inbox of the block's shard (another thread's,
+ * or the fallback's): one compare-and-swap, one atomic add, one exchange. */
+static inline void remote_free(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, uint64_t v)
 {
-    if (!claim(m, p, raw, w, MT_PENDING))
+    if (!claim(m, p, raw, MT_PENDING))
         return;
-    atomic_fetch_add_explicit(&s->pending_bytes, w->usable, memory_order_relaxed);
-    atomic_fetch_add_explicit(&s->pending_blocks, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&s->pending, mt_pending_of(mt_v_usable(v)), memory_order_relaxed);
     mt_inbox_push(s, (mt_node *)p);
 }
 
 /* A block of the held shard s freed by its holder. */
-static inline void own_free(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, const mt_word *w)
+static inline void own_free(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, uint64_t v)
 {
-    if (claim(m, p, raw, w, MT_FREED))
-        give_back(s, p, w);
+    if (claim(m, p, raw, MT_FREED))
+        give_back(s, p, v);
     (void)rtm_mt_take_back(m, s, RTM_MT_BATCH);
 }
 
-/* Hot path. */
+/* The owner's free, out of line: its registers and its take-back loop
+ * would otherwise be saved and set up on the remote free's path too. */
+static RTM_NOINLINE void own_free_entered(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw,
+                                          uint64_t v)
+{
+    enter_own(s);
+    own_free(m, s, p, raw, v);
+    leave_own(s);
+}
+
+/* Hot path. The shard's owner word says whose block it is: the caller's
+ * own (its heap, no lock), or another's: the fallback's included, whose
+ * blocks every thread frees into its inbox (taken back by its next call). */
 static void mt_free(rtm_heap *h, void *ptr)
 {
     if (ptr == NULL)
         return;
     rtm_mt *m = as_mt(h);
-    mt_word w;
-    uint64_t raw;
-    mt_shard *s = live_block(m, ptr, &w, &raw);
+    uint64_t raw, v;
+    mt_shard *s = live_block(m, ptr, &raw, &v);
     if (RTM_UNLIKELY(s == NULL))
         return;
-    mt_shard *mine = my_shard(m);
-    if (s == mine) {
-        enter_own(s);
-        own_free(m, s, (uintptr_t)ptr, raw, &w);
-        leave_own(s);
-    } else if (mine == NULL && s == mt_fallback(m)) {
-        int rc = rtm_os_mutex_lock(&s->lock);
-        if (rc != 0) {
-            errno = rc;
-            return;
-        }
-        own_free(m, s, (uintptr_t)ptr, raw, &w);
-        (void)rtm_os_mutex_unlock(&s->lock);
-    } else {
-        remote_free(m, s, (uintptr_t)ptr, raw, &w);
-    }
+    if (atomic_load_explicit(&s->owner, memory_order_relaxed) != my_token())
+        remote_free(m, s, (uintptr_t)ptr, raw, v);
+    else
+        own_free_entered(m, s, (uintptr_t)ptr, raw, v);
 }
 
 /* Resizes a block of the held shard s in its heap (in place when the heap
  * can); the word is marked freed around the call so that a block the heap
  * moves leaves no live word behind. */
-static void *own_realloc(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, const mt_word *w,
-                         size_t size)
+static void *own_realloc(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, uint64_t v, size_t size)
 {
+    size_t prefix = prefix_of(v);
     if (size < sizeof(mt_node))
         size = sizeof(mt_node);
-    if (size > SIZE_MAX - w->prefix)
+    if (size > SIZE_MAX - prefix)
         return refused(s);
-    if (!claim(m, p, raw, w, MT_FREED))
+    if (!claim(m, p, raw, MT_FREED))
         return NULL;
     (void)rtm_mt_take_back(m, s, RTM_MT_BATCH);
-    void *q = (void *)(p - w->prefix);
-    void *q2 = rtm_realloc(s->heap, q, size + w->prefix);
+    void *q = (void *)(p - prefix);
+    void *q2 = rtm_realloc(s->heap, q, size + prefix);
     if (q2 == NULL) {
         (void)rtm_mt_take_back(m, s, SIZE_MAX);
-        q2 = rtm_realloc(s->heap, q, size + w->prefix);
+        q2 = rtm_realloc(s->heap, q, size + prefix);
     }
     if (q2 == NULL) {
         atomic_store_explicit(mt_word_at(p), raw, memory_order_relaxed); /* live again */
         return refused(s);
     }
-    s->used -= w->usable;
+    s->used -= mt_v_usable(v);
     s->live--;
-    return seal_new(m, s, q2, w->prefix);
+    return seal_new(m, s, q2, prefix);
 }
 
 /* A block of another shard: a new one in the caller's, the data copied,
  * the old one freed into its owner's inbox. */
 static void *moving_realloc(rtm_mt *m, mt_shard *mine, mt_shard *s, uintptr_t p, uint64_t raw,
-                            const mt_word *w, size_t size)
+                            uint64_t v, size_t size)
 {
-    size_t alignment = w->prefix > RTM_MT_BLOCK_OVERHEAD ? w->prefix : RTM_ALIGN;
-    void *n = shard_alloc(m, mine, alignment, size);
+    size_t prefix = prefix_of(v), usable = mt_v_usable(v);
+    void *n = shard_alloc(m, mine, prefix > RTM_MT_BLOCK_OVERHEAD ? prefix : RTM_ALIGN, size);
     if (n == NULL)
         return NULL;
-    memcpy(n, (void *)p, size < w->usable ? size : w->usable);
-    remote_free(m, s, p, raw, w);
+    memcpy(n, (void *)p, size < usable ? size : usable);
+    remote_free(m, s, p, raw, v);
     return n;
 }
 
@@ -500,16 +508,15 @@ static void *mt_realloc(rtm_heap *h, void *ptr, size_t size)
         return NULL;
     }
     rtm_mt *m = as_mt(h);
-    mt_word w;
-    uint64_t raw;
-    mt_shard *s = live_block(m, ptr, &w, &raw);
+    uint64_t raw, v;
+    mt_shard *s = live_block(m, ptr, &raw, &v);
     if (s == NULL)
         return NULL;
     mt_shard *mine = begin(m);
     if (mine == NULL)
         return NULL;
-    void *n = s == mine ? own_realloc(m, s, (uintptr_t)ptr, raw, &w, size)
-                        : moving_realloc(m, mine, s, (uintptr_t)ptr, raw, &w, size);
+    void *n = s == mine ? own_realloc(m, s, (uintptr_t)ptr, raw, v, size)
+                        : moving_realloc(m, mine, s, (uintptr_t)ptr, raw, v, size);
     end(m, mine);
     return n;
 }
@@ -519,9 +526,8 @@ static size_t mt_usable_size(rtm_heap *h, const void *ptr)
 {
     if (ptr == NULL)
         return 0;
-    mt_word w;
-    uint64_t raw;
-    return live_block(as_mt(h), ptr, &w, &raw) != NULL ? w.usable : 0;
+    uint64_t raw, v;
+    return live_block(as_mt(h), ptr, &raw, &v) != NULL ? mt_v_usable(v) : 0;
 }
 
 static const char *mt_algorithm(rtm_heap *h) { return as_mt(h)->algorithm; }
@@ -554,7 +560,7 @@ static size_t control_bytes(unsigned shards)
 size_t rtm_mt_region_size(const char *algorithm, unsigned shards, size_t shard_bytes)
 {
     size_t min = part_min(algorithm);
-    if (min == 0 || shards == 0 || shards > MT_MAX_SHARDS ||
+    if (min == 0 || shards == 0 || shards > MT_MAX_SHARDS || (uint64_t)shard_bytes > MT_PART_MAX ||
         shard_bytes > SIZE_MAX / 2u / (MT_MAX_SHARDS + 1u)) {
         errno = EINVAL;
         return 0;
@@ -621,7 +627,10 @@ rtm_heap *rtm_mt_create(const char *algorithm, void *mem, size_t bytes, unsigned
     m->nshards = shards;
     m->bytes = bytes; /* the arena, the lead to the handle included */
     m->parts = (uintptr_t)m + ctrl;
-    m->stride = ((bytes - lead - ctrl) / ((size_t)shards + 1u)) & ~(size_t)(MT_LINE - 1u);
+    size_t stride = (bytes - lead - ctrl) / ((size_t)shards + 1u);
+    if ((uint64_t)stride > MT_PART_MAX)
+        stride = (size_t)MT_PART_MAX; /* the rest of the region stays unused */
+    m->stride = stride & ~(size_t)(MT_LINE - 1u);
     m->salt = rtm_mt_new_salt(m);
     for (unsigned i = 0; i <= shards; i++) {
         int rc = open_shard(m, i, algorithm);

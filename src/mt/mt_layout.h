@@ -65,9 +65,10 @@ typedef struct mt_shard {
     size_t failed;           /* refused requests                      */
     /* The remote side: written by every thread that frees into it. */
     alignas(MT_LINE) _Atomic(mt_node *) tail;
-    atomic_size_t pending_blocks; /* freed remotely, not yet taken back */
-    atomic_size_t pending_bytes;  /* their usable sizes                 */
-    mt_node stub;                 /* the inbox's permanent node         */
+    _Atomic uint64_t pending; /* freed remotely, not yet taken back:
+                               * MT_PENDING_ONE per block (low bits),
+                               * its usable size << MT_PENDING_SHIFT */
+    mt_node stub;             /* the inbox's permanent node         */
     /* Taken by mt_whole.c to hold the shard, and by every call on the
      * fallback shard. */
     alignas(MT_LINE) rtm_os_mutex lock;
@@ -93,6 +94,27 @@ static inline mt_shard *mt_fallback(rtm_mt *m) { return &m->shard[m->nshards]; }
 enum { MT_LIVE = 1, MT_PENDING = 2, MT_FREED = 3 };
 #define MT_MIN_PREFIX_LOG2 3u
 
+/* One counter for a shard's pending blocks and bytes, so a remote free
+ * makes one atomic add, not two. A part holds at most MT_PART_MAX bytes, so
+ * fewer than 2^28 blocks (16 bytes at least each: word and link) and 2^32
+ * bytes are ever pending: the two fields never meet. */
+#define MT_PENDING_SHIFT 28u
+#define MT_PENDING_ONE   ((uint64_t)1)
+#define MT_PART_MAX      ((uint64_t)1 << 32)
+
+static inline uint64_t mt_pending_of(size_t usable)
+{
+    return (uint64_t)usable << MT_PENDING_SHIFT | MT_PENDING_ONE;
+}
+static inline size_t mt_pending_blocks(uint64_t pending)
+{
+    return (size_t)(pending & (((uint64_t)1 << MT_PENDING_SHIFT) - 1u));
+}
+static inline size_t mt_pending_bytes(uint64_t pending)
+{
+    return (size_t)(pending >> MT_PENDING_SHIFT);
+}
+
 typedef struct mt_word {
     size_t usable;
     size_t prefix;
@@ -115,36 +137,51 @@ static inline uint64_t mt_seal(const rtm_mt *m, uintptr_t p, size_t usable, unsi
     return ((uint64_t)usable << 8 | (uint64_t)prefix_log << 2 | state) ^ mt_key(m, p);
 }
 
+/* The fields of a decoded word v (the word XOR its key). */
+static inline unsigned mt_v_state(uint64_t v) { return (unsigned)(v & 3u); }
+static inline unsigned mt_v_log(uint64_t v) { return (unsigned)(v >> 2) & 63u; }
+static inline size_t mt_v_usable(uint64_t v) { return (size_t)(v >> 8); }
+
+/* Whether v's prefix (at least 8) and usable size lie inside p's part. */
+static inline int mt_v_fits(const mt_shard *s, uintptr_t p, uint64_t v)
+{
+    unsigned log = mt_v_log(v);
+    return log >= MT_MIN_PREFIX_LOG2 && (v >> 8) <= (uint64_t)(s->hi - p) &&
+           ((uint64_t)(p - s->lo) >> log) != 0;
+}
+
+/* Hot path: whether v is the decoded word of a live block p of shard s. */
+static inline int mt_v_live(const mt_shard *s, uintptr_t p, uint64_t v)
+{
+    return mt_v_state(v) == MT_LIVE && mt_v_fits(s, p, v);
+}
+
 /* Decodes w as the word of block p in shard s; state 0 when any field is
  * out of range. */
 static inline mt_word mt_open(const rtm_mt *m, const mt_shard *s, uintptr_t p, uint64_t w)
 {
     uint64_t v = w ^ mt_key(m, p);
-    unsigned log = (unsigned)(v >> 2) & 63u;
-    uint64_t usable = v >> 8;
     mt_word out = {0, 0, 0};
-    uint64_t room = (uint64_t)(s->hi - p);
-    if ((v & 3u) == 0 || log < MT_MIN_PREFIX_LOG2 || usable > room ||
-        (uint64_t)(p - s->lo) < ((uint64_t)1 << log))
+    if (mt_v_state(v) == 0 || !mt_v_fits(s, p, v))
         return out;
-    out.usable = (size_t)usable;
-    out.prefix = (size_t)1 << log;
-    out.state = (unsigned)(v & 3u);
+    out.usable = mt_v_usable(v);
+    out.prefix = (size_t)1 << mt_v_log(v);
+    out.state = mt_v_state(v);
     return out;
 }
 
-/* The shard whose part holds p, or NULL (outside every part, misaligned, or
- * too close to its part's start to have a word below it). One division. */
+/* Hot path: the shard whose part holds p, or NULL (outside every part, or
+ * misaligned). One division; p below the parts wraps to a huge index. The
+ * word below p is then inside the mt heap's memory (the part, or the one
+ * before it, or the control structure): safe to read, and mt_v_live checks
+ * that it lies in p's own part. */
 static inline mt_shard *mt_shard_of(rtm_mt *m, const void *ptr)
 {
     uintptr_t p = (uintptr_t)ptr;
-    if (p < m->parts || (p & (RTM_ALIGN - 1u)) != 0)
-        return NULL;
     size_t i = (p - m->parts) / m->stride;
-    if (i > m->nshards)
+    if (i > m->nshards || (p & (RTM_ALIGN - 1u)) != 0)
         return NULL;
-    mt_shard *s = &m->shard[i];
-    return p - s->lo >= RTM_MT_BLOCK_OVERHEAD ? s : NULL;
+    return &m->shard[i];
 }
 
 /* ---- the inbox: an intrusive multi-producer, single-consumer queue --- */
@@ -192,8 +229,7 @@ static inline void mt_inbox_init(mt_shard *s)
     atomic_init(&s->stub.next, NULL);
     atomic_init(&s->tail, &s->stub);
     s->head = &s->stub;
-    atomic_init(&s->pending_blocks, 0);
-    atomic_init(&s->pending_bytes, 0);
+    atomic_init(&s->pending, 0);
 }
 
 /* ---- mt.c and mt_whole.c to each other -------------------------------- */

@@ -55,8 +55,9 @@ static void resume_shard(mt_shard *s)
 static void add_shard(rtm_stats *st, mt_shard *s)
 {
     rtm_stats in = rtm_heap_stats(s->heap);
-    size_t pending_bytes = atomic_load_explicit(&s->pending_bytes, memory_order_relaxed);
-    size_t pending_blocks = atomic_load_explicit(&s->pending_blocks, memory_order_relaxed);
+    uint64_t pending = atomic_load_explicit(&s->pending, memory_order_relaxed);
+    size_t pending_bytes = mt_pending_bytes(pending);
+    size_t pending_blocks = mt_pending_blocks(pending);
     size_t largest =
         in.largest_free > RTM_MT_BLOCK_OVERHEAD ? in.largest_free - RTM_MT_BLOCK_OVERHEAD : 0;
     st->used_bytes += s->used - pending_bytes;
@@ -175,7 +176,7 @@ static const char *check_shard(const rtm_mt *m, mt_shard *s)
         return "mt heap: a used block without a live or pending check word";
     if (v.used != s->used || v.live != s->live)
         return "mt heap: a shard's counters differ from its blocks";
-    if (atomic_load_explicit(&s->pending_blocks, memory_order_relaxed) > v.pending)
+    if (mt_pending_blocks(atomic_load_explicit(&s->pending, memory_order_relaxed)) > v.pending)
         return "mt heap: more blocks counted pending than wait in the inbox";
     if (s->peak < s->used)
         return "mt heap: a shard's peak is below its use";
