@@ -434,24 +434,26 @@ void *rtm_slab_aligned_alloc(rtm_slab *s, size_t alignment, size_t size)
     return alloc_large(s, alignment, size);
 }
 
-/* The validation of a pointer locate() placed in slab page i (j: its
- * object index, or -2): 0 for a live object, else -1 after reporting. The
- * one check free, realloc and usable_size make of small objects. */
-static inline int object_invalid(const rtm_slab *s, const void *ptr, size_t i, long j)
+/* Whether a pointer locate() placed in a slab page with descriptor d (j:
+ * its object index, or -2) is a live object: the one check free, realloc
+ * and usable_size make of small objects; refuse_object() reports a
+ * refusal. Split in two so that free's refusal is a tail call and its
+ * fast path keeps nothing alive for the report. */
+static inline int object_live(slab_desc *d, long j) { return j >= 0 && bit_get(d, (uint32_t)j); }
+
+static RTM_COLD RTM_NOINLINE int refuse_object(const rtm_slab *s, const void *ptr, long j)
 {
-    if (RTM_UNLIKELY(j < 0))
+    if (j < 0)
         return reject(s, ptr, RTM_ERR_FOREIGN_POINTER, "pointer inside a slab is not an object");
-    if (RTM_UNLIKELY(!bit_get(desc(s, i), (uint32_t)j)))
-        return reject(s, ptr, RTM_ERR_DOUBLE_FREE, "object is free (freed twice?)");
-    return 0;
+    return reject(s, ptr, RTM_ERR_DOUBLE_FREE, "object is free (freed twice?)");
 }
 
 static int free_small(rtm_slab *s, void *ptr, size_t i, long j)
 {
-    if (RTM_UNLIKELY(object_invalid(s, ptr, i, j) != 0))
-        return -1;
     slab_desc *d = desc(s, i);
     unsigned c = d->cls - 1u;
+    if (RTM_UNLIKELY(!object_live(d, j)))
+        return refuse_object(s, ptr, j);
     bit_flip(d, (uint32_t)j);
     uint32_t off = (uint32_t)j << (c + 3u);
     *link_at(s, i, off) = d->free_head;
@@ -500,7 +502,7 @@ int rtm_slab_free(rtm_slab *s, void *ptr)
 }
 
 /* Validated as free() validates, reporting: a small object by
- * object_invalid(), anything outside the slab pages by the buddy (a large
+ * object_live() and refuse_object(), anything outside the slab pages by the buddy (a large
  * block, or no block: rtm_buddy_usable_size reports as rtm_buddy_free). A
  * live block is never 0 bytes, so 0 means refused (realloc relies on it). */
 size_t rtm_slab_usable_size(const rtm_slab *s, const void *ptr)
@@ -511,8 +513,10 @@ size_t rtm_slab_usable_size(const rtm_slab *s, const void *ptr)
     long j = locate(s, ptr, &i);
     if (j == -1)
         return rtm_buddy_usable_size(inner(s), ptr);
-    if (object_invalid(s, ptr, i, j) != 0)
+    if (!object_live(desc(s, i), j)) {
+        (void)refuse_object(s, ptr, j);
         return 0;
+    }
     return class_size(desc(s, i)->cls - 1u);
 }
 
