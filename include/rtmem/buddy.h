@@ -133,8 +133,10 @@ RTM_API void *rtm_buddy_realloc(rtm_buddy *b, void *ptr, size_t size);
  *  Hot path. */
 RTM_API int rtm_buddy_free(rtm_buddy *b, void *ptr);
 
-/** page << order of the live block ptr starts; 0 for NULL or a pointer
- *  that is not a live block start (nothing reported). O(1). */
+/** page << order of the live block ptr starts; 0 for NULL. A pointer that
+ *  is not a live block start is refused as rtm_buddy_free() refuses it
+ *  (same checks, same report to the error handler) and gives 0 with errno
+ *  EINVAL. Reads nothing outside the heap's page map. O(1). */
 RTM_API size_t rtm_buddy_usable_size(const rtm_buddy *b, const void *ptr);
 
 /** The page size. O(1). */

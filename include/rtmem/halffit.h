@@ -128,8 +128,10 @@ RTM_API void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size);
 RTM_API int rtm_halffit_free(rtm_halffit *h, void *ptr);
 
 /** Usable bytes of a live block: from ptr to the end of the block it holds
- *  (block minus header for rtm_halffit_alloc()'s pointers; 0 for NULL; ptr
- *  is not validated). O(1). */
+ *  (block minus header for rtm_halffit_alloc()'s pointers); 0 for NULL. A
+ *  pointer that is not a live block is refused as rtm_halffit_free()
+ *  refuses it (same checks and report; a header is read only once its
+ *  offset lies inside the arena) and gives 0 with errno EINVAL. O(1). */
 RTM_API size_t rtm_halffit_usable_size(const rtm_halffit *h, const void *ptr);
 
 /** Exact statistics: used_bytes and free_bytes sum usable sizes (block minus

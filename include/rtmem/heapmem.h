@@ -111,8 +111,9 @@ RTM_API void *rtm_heapmem_realloc(rtm_heapmem *h, void *ptr, size_t size);
  *  RTM_ERR_DOUBLE_FREE (block already free). NULL returns 0. O(1). */
 RTM_API int rtm_heapmem_free(rtm_heapmem *h, void *ptr);
 
-/** The bucket size or range bytes of the live block ptr starts; 0 for NULL
- *  or anything else (nothing reported). O(1). */
+/** The bucket size or range bytes of the live block ptr starts; 0 for
+ *  NULL. Anything else is refused as rtm_heapmem_free() refuses it (same
+ *  checks and report) and gives 0 with errno EINVAL. O(1). */
 RTM_API size_t rtm_heapmem_usable_size(const rtm_heapmem *h, const void *ptr);
 
 /** Page size and page count. O(1). */

@@ -104,8 +104,9 @@ RTM_API void *rtm_pool_realloc(rtm_pool *p, void *ptr, size_t size);
  *  NULL returns 0. O(1), every build. Hot path. */
 RTM_API int rtm_pool_free(rtm_pool *p, void *ptr);
 
-/** The block size for a non-NULL ptr (it is not validated), 0 for NULL.
- *  O(1). */
+/** The block size for a live block, 0 for NULL. A pointer that is not a
+ *  live block start of this pool is refused as rtm_pool_free() refuses it
+ *  (same checks and report) and gives 0 with errno EINVAL. O(1). */
 RTM_API size_t rtm_pool_usable_size(const rtm_pool *p, const void *ptr);
 
 /** The block size: what every block holds. O(1). */

@@ -109,7 +109,9 @@ RTM_API void *rtm_slab_realloc(rtm_slab *s, void *ptr, size_t size);
 RTM_API int rtm_slab_free(rtm_slab *s, void *ptr);
 
 /** The class size of a live object, the page-rounded size of a live large
- *  block, 0 for NULL or anything else (nothing reported). O(1). */
+ *  block, 0 for NULL. Anything else is refused as rtm_slab_free() refuses
+ *  it (same checks and report, a large block's from the inner buddy heap)
+ *  and gives 0 with errno EINVAL. O(1). */
 RTM_API size_t rtm_slab_usable_size(const rtm_slab *s, const void *ptr);
 
 /** The page size. O(1). */

@@ -56,6 +56,7 @@
  */
 #include "core/internal.h"
 #include "core/kind.h"
+#include "heaps/buddy_internal.h"
 #include "rtmem/buddy.h"
 
 #define GRAN   ((size_t)RTM_ALIGN)
@@ -345,14 +346,29 @@ void *rtm_buddy_realloc(rtm_buddy *b, void *ptr, size_t size)
     return q;
 }
 
+/* The bytes of the block starting at page i. */
+static inline size_t block_bytes(const rtm_buddy *b, size_t i)
+{
+    return page(b) << (map(b)[i] & M_ORDER);
+}
+
+/* Validated as free() validates (live_index, reporting): a pointer that is
+ * not a live block start gives 0 with errno EINVAL. */
 size_t rtm_buddy_usable_size(const rtm_buddy *b, const void *ptr)
 {
-    if (ptr == NULL)
+    size_t i = 0;
+    if (ptr == NULL || live_index(b, ptr, &i) != 0)
         return 0;
+    return block_bytes(b, i);
+}
+
+/* The same lookup, silent (heaps/buddy_internal.h: the slab's question). */
+size_t rtm_buddy_live_bytes(const rtm_buddy *b, const void *ptr)
+{
     size_t i = start_index(b, ptr);
     if (i == b->pages || (map(b)[i] & M_FREE))
         return 0;
-    return page(b) << (map(b)[i] & M_ORDER);
+    return block_bytes(b, i);
 }
 
 size_t rtm_buddy_page_size(const rtm_buddy *b) { return page(b); }

@@ -385,14 +385,14 @@ void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size)
     return q;
 }
 
+/* Validated as free() validates (find_block: the offset inside the arena
+ * before any header is read), so a pointer that is no live block is
+ * reported and gives 0 rather than a size read from foreign memory. */
 size_t rtm_halffit_usable_size(const rtm_halffit *h, const void *ptr)
 {
-    if (ptr == NULL)
+    size_t o = 0;
+    if (ptr == NULL || find_block(h, ptr, &o) != 0)
         return 0;
-    const hf_header *b = (const hf_header *)(uintptr_t)((const char *)ptr - HF_HDR);
-    size_t o = (size_t)((const char *)b - hf_base(h));
-    if (b->state == HF_SHIM)
-        o -= b->units;
     return usable_from(h, ptr, o);
 }
 

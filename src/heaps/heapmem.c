@@ -396,13 +396,15 @@ void *rtm_heapmem_aligned_alloc(rtm_heapmem *h, size_t alignment, size_t size)
 }
 
 /* Locates the live block ptr starts: its page i, and for a bucket the slot.
- * Returns 0, or -1 after reporting. Integer arithmetic only. */
-static int locate(const rtm_heapmem *h, const void *ptr, size_t *pi, uint32_t *slot, int report)
+ * Returns 0, or -1 after reporting why ptr is not one. Integer arithmetic
+ * only: the page map is read once i is known to be a page of the arena.
+ * The one validation of free, realloc and usable_size. */
+static int locate(const rtm_heapmem *h, const void *ptr, size_t *pi, uint32_t *slot)
 {
     size_t d = (size_t)((uintptr_t)ptr - (uintptr_t)arena(h));
     size_t i = d >> h->shift;
     if (i >= h->pages)
-        return report ? reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer outside this heap") : -1;
+        return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer outside this heap");
     size_t off = d & (page(h) - 1u);
     pent *e = ent(h, i);
     *pi = i;
@@ -410,18 +412,16 @@ static int locate(const rtm_heapmem *h, const void *ptr, size_t *pi, uint32_t *s
         unsigned sh = MIN_SHIFT + e->cls;
         uint32_t s = (uint32_t)(off >> sh);
         if ((off & (((size_t)1 << sh) - 1u)) != 0)
-            return report ? reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer inside a bucket") : -1;
+            return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer inside a bucket");
         if (!(e->bits[s / 32u] & ((uint32_t)1 << (s % 32u))))
-            return report ? reject(h, ptr, RTM_ERR_DOUBLE_FREE, "bucket is free (freed twice?)")
-                          : -1;
+            return reject(h, ptr, RTM_ERR_DOUBLE_FREE, "bucket is free (freed twice?)");
         *slot = s;
         return 0;
     }
     if (off != 0 || e->type == T_CONT || e->type == T_FREE_TAIL)
-        return report ? reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer is not a block start")
-                      : -1;
+        return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer is not a block start");
     if (e->type == T_FREE_HEAD)
-        return report ? reject(h, ptr, RTM_ERR_DOUBLE_FREE, "range is free (freed twice?)") : -1;
+        return reject(h, ptr, RTM_ERR_DOUBLE_FREE, "range is free (freed twice?)");
     return 0;
 }
 
@@ -450,7 +450,7 @@ int rtm_heapmem_free(rtm_heapmem *h, void *ptr)
         return 0;
     size_t i = 0;
     uint32_t slot = 0;
-    if (RTM_UNLIKELY(locate(h, ptr, &i, &slot, 1) != 0))
+    if (RTM_UNLIKELY(locate(h, ptr, &i, &slot) != 0))
         return -1;
     release(h, i, slot);
     return 0;
@@ -460,7 +460,7 @@ size_t rtm_heapmem_usable_size(const rtm_heapmem *h, const void *ptr)
 {
     size_t i = 0;
     uint32_t slot = 0;
-    if (ptr == NULL || locate(h, ptr, &i, &slot, 0) != 0)
+    if (ptr == NULL || locate(h, ptr, &i, &slot) != 0)
         return 0;
     return usable_at(h, i);
 }
@@ -475,7 +475,7 @@ void *rtm_heapmem_realloc(rtm_heapmem *h, void *ptr, size_t size)
     }
     size_t i = 0;
     uint32_t slot = 0;
-    if (locate(h, ptr, &i, &slot, 1) != 0)
+    if (locate(h, ptr, &i, &slot) != 0)
         return NULL;
     size_t have = usable_at(h, i);
     if (size <= have)

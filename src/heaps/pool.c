@@ -194,9 +194,14 @@ void *rtm_pool_realloc(rtm_pool *p, void *ptr, size_t size)
     return ptr;
 }
 
+/* Every block holds p->block bytes, but only a live one may say so: the
+ * pointer is validated as free() validates it (live_index, reporting). */
 size_t rtm_pool_usable_size(const rtm_pool *p, const void *ptr)
 {
-    return ptr == NULL ? 0 : p->block;
+    size_t i = 0;
+    if (ptr == NULL || live_index(p, ptr, &i) != 0)
+        return 0;
+    return p->block;
 }
 
 size_t rtm_pool_block(const rtm_pool *p) { return p->block; }

@@ -2,7 +2,8 @@
 /*
  * heaps/slab.c -- rtmem's slab heap: kmalloc-style size classes (8 .. P/8)
  * served from one-page slabs that a buddy page allocator (heaps/buddy.c,
- * through its public typed API only) lends; larger requests go to the buddy
+ * through its public typed API and the one silent query of
+ * heaps/buddy_internal.h) lends; larger requests go to the buddy
  * whole. The design of Bonwick's slab allocator as Linux's SLUB simplified
  * it: no per-object header, a slab's state in a per-page descriptor.
  * Contracts and the class table: include/rtmem/slab.h.
@@ -62,6 +63,7 @@
  */
 #include "core/internal.h"
 #include "core/kind.h"
+#include "heaps/buddy_internal.h"
 #include "rtmem/buddy.h"
 #include "rtmem/slab.h"
 
@@ -254,7 +256,7 @@ static int may_cache(const rtm_slab *s, size_t i)
         return 1;
     if (desc(s, j)->cls != 0)
         return desc(s, j)->list != RTM_SLAB_EMPTY;
-    return rtm_buddy_usable_size(inner(s), page_at(s, j)) != 0; /* a live large block */
+    return rtm_buddy_live_bytes(inner(s), page_at(s, j)) != 0; /* a live large block */
 }
 
 /* --- slabs --------------------------------------------------------------- */
@@ -387,7 +389,7 @@ static void *alloc_large(rtm_slab *s, size_t alignment, size_t size)
         if ((p = adopt_page(s, alignment, size)) == NULL)
             return refuse(s, RTM_ENOMEM);
     }
-    size_t n = rtm_buddy_usable_size(inner(s), p);
+    size_t n = rtm_buddy_live_bytes(inner(s), p);
     s->large++;
     s->large_bytes += n;
     count_alloc(s, n);
@@ -432,14 +434,26 @@ void *rtm_slab_aligned_alloc(rtm_slab *s, size_t alignment, size_t size)
     return alloc_large(s, alignment, size);
 }
 
+/* Whether a pointer locate() placed in a slab page with descriptor d (j:
+ * its object index, or -2) is a live object: the one check free, realloc
+ * and usable_size make of small objects; refuse_object() reports a
+ * refusal. Split in two so that free's refusal is a tail call and its
+ * fast path keeps nothing alive for the report. */
+static inline int object_live(slab_desc *d, long j) { return j >= 0 && bit_get(d, (uint32_t)j); }
+
+static RTM_COLD RTM_NOINLINE int refuse_object(const rtm_slab *s, const void *ptr, long j)
+{
+    if (j < 0)
+        return reject(s, ptr, RTM_ERR_FOREIGN_POINTER, "pointer inside a slab is not an object");
+    return reject(s, ptr, RTM_ERR_DOUBLE_FREE, "object is free (freed twice?)");
+}
+
 static int free_small(rtm_slab *s, void *ptr, size_t i, long j)
 {
     slab_desc *d = desc(s, i);
     unsigned c = d->cls - 1u;
-    if (RTM_UNLIKELY(j < 0))
-        return reject(s, ptr, RTM_ERR_FOREIGN_POINTER, "pointer inside a slab is not an object");
-    if (RTM_UNLIKELY(!bit_get(d, (uint32_t)j)))
-        return reject(s, ptr, RTM_ERR_DOUBLE_FREE, "object is free (freed twice?)");
+    if (RTM_UNLIKELY(!object_live(d, j)))
+        return refuse_object(s, ptr, j);
     bit_flip(d, (uint32_t)j);
     uint32_t off = (uint32_t)j << (c + 3u);
     *link_at(s, i, off) = d->free_head;
@@ -464,7 +478,7 @@ static inline size_t page_index(const rtm_slab *s, const void *ptr)
 
 static int free_large(rtm_slab *s, void *ptr)
 {
-    size_t n = rtm_buddy_usable_size(inner(s), ptr);
+    size_t n = rtm_buddy_live_bytes(inner(s), ptr);
     if (rtm_buddy_free(inner(s), ptr) != 0)
         return -1; /* reported by the buddy: foreign or double free */
     s->large--;
@@ -487,6 +501,10 @@ int rtm_slab_free(rtm_slab *s, void *ptr)
     return free_large(s, ptr);
 }
 
+/* Validated as free() validates, reporting: a small object by
+ * object_live() and refuse_object(), anything outside the slab pages by the buddy (a large
+ * block, or no block: rtm_buddy_usable_size reports as rtm_buddy_free). A
+ * live block is never 0 bytes, so 0 means refused (realloc relies on it). */
 size_t rtm_slab_usable_size(const rtm_slab *s, const void *ptr)
 {
     if (ptr == NULL)
@@ -495,36 +513,24 @@ size_t rtm_slab_usable_size(const rtm_slab *s, const void *ptr)
     long j = locate(s, ptr, &i);
     if (j == -1)
         return rtm_buddy_usable_size(inner(s), ptr);
-    if (j < 0 || !bit_get(desc(s, i), (uint32_t)j))
+    if (!object_live(desc(s, i), j)) {
+        (void)refuse_object(s, ptr, j);
         return 0;
+    }
     return class_size(desc(s, i)->cls - 1u);
-}
-
-/* Validates ptr as free would (reporting), without freeing. */
-static int validate(rtm_slab *s, void *ptr)
-{
-    size_t i = 0;
-    long j = locate(s, ptr, &i);
-    if (j == -2)
-        return reject(s, ptr, RTM_ERR_FOREIGN_POINTER, "pointer inside a slab is not an object");
-    if (j >= 0 && !bit_get(desc(s, i), (uint32_t)j))
-        return reject(s, ptr, RTM_ERR_DOUBLE_FREE, "object is free (freed twice?)");
-    if (j == -1 && rtm_buddy_usable_size(inner(s), ptr) == 0)
-        return rtm_buddy_free(inner(s), ptr); /* reports why, frees nothing */
-    return 0;
 }
 
 void *rtm_slab_realloc(rtm_slab *s, void *ptr, size_t size)
 {
     if (ptr == NULL)
         return rtm_slab_alloc(s, size);
-    if (validate(s, ptr) != 0)
+    size_t old = rtm_slab_usable_size(s, ptr); /* 0: refused and reported */
+    if (old == 0)
         return NULL;
     if (size == 0) {
         (void)rtm_slab_free(s, ptr);
         return NULL;
     }
-    size_t old = rtm_slab_usable_size(s, ptr);
     if (size <= old)
         return ptr;
     size_t i = 0;
@@ -538,7 +544,7 @@ void *rtm_slab_realloc(rtm_slab *s, void *ptr, size_t size)
                 s->failed_allocs++;
             return NULL;
         }
-        size_t n = rtm_buddy_usable_size(inner(s), q);
+        size_t n = rtm_buddy_live_bytes(inner(s), q);
         s->large_bytes += n - old;
         s->used_bytes -= old;
         count_alloc(s, n);
@@ -785,7 +791,7 @@ static int check_slab(const rtm_slab *s, size_t i, unsigned c, unsigned l)
     }
     if (k != expect)
         return check_fail(s, page_at(s, i), "slab free list shorter than its free count");
-    if (rtm_buddy_usable_size(inner(s), page_at(s, i)) != page(s))
+    if (rtm_buddy_live_bytes(inner(s), page_at(s, i)) != page(s))
         return check_fail(s, page_at(s, i), "slab page is not a live one-page buddy block");
     if (l == RTM_SLAB_EMPTY && !may_cache(s, i))
         return check_fail(s, page_at(s, i), "cached empty slab strands its buddy page");

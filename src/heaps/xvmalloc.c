@@ -386,12 +386,12 @@ static void *xv_realloc(rtm_xvmalloc *h, void *ptr, size_t size)
     return q;
 }
 
-/* 0 for NULL and for what is not a live block, silently (a query, not a
- * release: as buddy, slab and heapmem). */
+/* 0 for NULL; a pointer that is not a live block is refused as free()
+ * refuses it (live_block: reported, errno EINVAL, 0). */
 static size_t xv_usable_size(rtm_xvmalloc *h, const void *ptr)
 {
     size_t g = 0;
-    if (ptr == NULL || classify(h, ptr, &g) != XV_LIVE)
+    if (ptr == NULL || live_block(h, ptr, &g) != 0)
         return 0;
     return ((size_t)xv_at(h, g)->units << XV_LOG2U) - XV_HDR;
 }

@@ -182,15 +182,20 @@ void *rtm_pshared_realloc(rtm_guard *g, void *ptr, size_t size)
     return q != NULL ? q + delta : NULL;
 }
 
+/* Refused as free refuses: a pointer without a valid tag is reported here
+ * (refuse_pointer); a tag that survived its block (a freed block merged
+ * into its left neighbour keeps its first words) is caught by the inner
+ * heap's validation, which reports it as free() does. */
 size_t rtm_pshared_usable(rtm_guard *g, const void *ptr)
 {
     size_t delta = 0;
     char *p = rtm_pshared_block_of(g, ptr, &delta);
     if (p == NULL) {
-        errno = EINVAL;
+        (void)refuse_pointer(g, ptr);
         return 0;
     }
-    return rtm_tlsf_usable_size(p) - delta;
+    size_t n = rtm_tlsf_usable_size_in(guard_tlsf(g), p);
+    return n != 0 ? n - delta : 0;
 }
 
 int rtm_pshared_adopt(rtm_guard *g, void *ptr)

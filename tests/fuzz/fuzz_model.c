@@ -88,12 +88,6 @@ enum guard {
     GUARD_XV,          /* as half-fit; a used tag is XV_USED ^ the block's offset  */
 };
 
-enum usable_misuse {
-    USABLE_UNVALIDATED, /* ptr not validated: never sent a bad one            */
-    USABLE_REPORTS,     /* 0, errno EINVAL, one report (TLSF)                  */
-    USABLE_SILENT,      /* 0, nothing reported (buddy, slab, heapmem)         */
-};
-
 typedef struct algo_caps {
     const char *name;
     int known;         /* a name this file knows; unknown: no misuse, basic checks */
@@ -102,21 +96,22 @@ typedef struct algo_caps {
     int add_pool;      /* rtm_heap_add_pool works (else ENOTSUP)                   */
     size_t overhead;   /* header bytes below each payload                          */
     enum guard guard;  /* misuse: which pointers may be sent                       */
-    enum usable_misuse usable;
     int reset_detects; /* blocks live at a reset are detected when freed later     */
 } algo_caps;
 
+/* Every algorithm validates free, realloc and usable_size alike (the
+ * contract of include/rtmem.h), so a misuse pointer goes to any of them. */
 static const algo_caps known_caps[] = {
-    {"tlsf", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF, USABLE_REPORTS, 0},
+    {"tlsf", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF, 0},
     /* TLSF's promises kept with the cache: stats coalesce it, a refusal
      * coalesces and retries, frees are validated by TLSF's checks */
-    {"tlsf_cached", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF_CACHED, USABLE_REPORTS, 0},
-    {"pool", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_UNVALIDATED, 1},
-    {"buddy", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_SILENT, 1},
-    {"halffit", 1, 1, 1, 0, RTM_HALFFIT_HEADER_BYTES, GUARD_HALFFIT, USABLE_UNVALIDATED, 0},
-    {"slab", 1, 0, 1, 0, 0, GUARD_NONE, USABLE_SILENT, 1},
-    {"heapmem", 1, 1, 1, 0, 0, GUARD_NONE, USABLE_SILENT, 1},
-    {"xvmalloc", 1, 1, 1, 0, XV_HDR, GUARD_XV, USABLE_SILENT, 1},
+    {"tlsf_cached", 1, 1, 0, 1, RTM_TLSF_HEADER_BYTES, GUARD_TLSF_CACHED, 0},
+    {"pool", 1, 1, 1, 0, 0, GUARD_NONE, 1},
+    {"buddy", 1, 1, 1, 0, 0, GUARD_NONE, 1},
+    {"halffit", 1, 1, 1, 0, RTM_HALFFIT_HEADER_BYTES, GUARD_HALFFIT, 0},
+    {"slab", 1, 0, 1, 0, 0, GUARD_NONE, 1},
+    {"heapmem", 1, 1, 1, 0, 0, GUARD_NONE, 1},
+    {"xvmalloc", 1, 1, 1, 0, XV_HDR, GUARD_XV, 1},
 };
 
 /* --- the error handler -------------------------------------------------- */
@@ -1036,8 +1031,6 @@ static void op_misuse(model *m, unsigned char *stack_buf, size_t stack_bytes)
     unsigned char *t = misuse_pointer(m, kind, stack_buf, stack_bytes, &outside);
     if (t == NULL)
         return;
-    if (call == 3u && m->caps->usable == USABLE_UNVALIDATED)
-        call = 0;
     sent[caps_index(m->caps)][kind]++;
     /* The stats before, without reading them now (that would empty a
      * cache the misuse should meet); without a fresh read, the shadow. */
@@ -1072,13 +1065,9 @@ static void op_misuse(model *m, unsigned char *stack_buf, size_t stack_bytes)
         trace(m, "misuse_usable", kind, u, t, NULL);
         if (u != 0)
             fail("usable_size(%p) of a misuse pointer (kind %u) = %zu", (void *)t, kind, u);
-        if (m->caps->usable == USABLE_REPORTS) {
-            if (errno != EINVAL)
-                fail("usable_size(%p) of a misuse pointer: errno %d", (void *)t, errno);
-            expect_one_report(m, before, t, outside, "usable_size");
-        } else if (rep.count != before) {
-            fail("usable_size(%p) reported, its header says nothing is", (void *)t);
-        }
+        if (errno != EINVAL)
+            fail("usable_size(%p) of a misuse pointer: errno %d", (void *)t, errno);
+        expect_one_report(m, before, t, outside, "usable_size");
         break;
     }
     }

@@ -324,17 +324,25 @@ static void test_usable_size(void)
         CHECK_EQ(rtm_heap_check(t.h), 0);
         rtm_free(t.h, p);
     }
-    /* Not a live block: 0, and nothing reported (a query). */
+    /* Not a live block: 0 with errno EINVAL and one report each, as free
+     * refuses it (include/rtmem.h; tests/hardening/test_harden_usable.c
+     * for every heap). */
     recorder_install();
     static char outside[64];
     char *p = rtm_alloc(t.h, 40);
     REQUIRE(p != NULL);
+    errno = 0;
     CHECK_EQ(rtm_usable_size(t.h, outside + 8), 0);
+    CHECK_ERRNO(EINVAL);
     CHECK_EQ(rtm_usable_size(t.h, p + 8), 0);
     CHECK_EQ(rtm_usable_size(t.h, p + 1), 0);
+    CHECK_EQ(recorder()->by_kind[RTM_ERR_FOREIGN_POINTER], 3);
     rtm_free(t.h, p);
+    errno = 0;
     CHECK_EQ(rtm_usable_size(t.h, p), 0);
-    CHECK_EQ(recorder()->calls, 0);
+    CHECK_ERRNO(EINVAL);
+    CHECK_EQ(recorder()->by_kind[RTM_ERR_DOUBLE_FREE], 1);
+    CHECK_EQ(recorder()->calls, 4);
     rtm_set_error_handler(NULL, NULL);
     region_free(&t.r);
 }
