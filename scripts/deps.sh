@@ -31,7 +31,7 @@ case "$what" in
   # (scripts/workloads.py).
   bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib
                sqlite3 redis-server redis-tools) ;;
-  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
+  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib g++-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite clang valgrind) ;;
   cross) ;;
   *) echo "usage: scripts/deps.sh build|bench|ci|cross|check" >&2; exit 2 ;;
@@ -60,6 +60,9 @@ esac
 if [ "$what" = ci ]; then
   gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
   [ -n "$gcc_major" ] && opt_pkgs=("${opt_pkgs[@]/#gcc-multilib/gcc-$gcc_major-multilib}")
+  # The same for C++ (g++-<N>-multilib: the -m32 C++ consumer of
+  # consumer_builds, which reports itself skipped without it).
+  [ -n "$gcc_major" ] && opt_pkgs=("${opt_pkgs[@]/#g++-multilib/g++-$gcc_major-multilib}")
   # The CPython tests malloc_preload_python runs (test_list, test_json...)
   # are Debian's libpython3.<minor>-testsuite, named after the python3
   # package's version (Debian 12: 3.11); no libpython3-testsuite exists
@@ -117,7 +120,7 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   fi
   for p in "${opt_missing[@]}"; do
     norec=()
-    case "$p" in gcc-*-multilib) norec=(--no-install-recommends) ;; esac
+    case "$p" in gcc-*-multilib | g++-*-multilib) norec=(--no-install-recommends) ;; esac
     if ! apt_get install -y -qq "${norec[@]}" "$p" >/dev/null 2>&1; then
       if [ "$what" = ci ]; then
         echo "deps: package $p could not be installed (.ci/run on CI: a stage that needs it" \
