@@ -17,7 +17,9 @@
 #   scripts/check-exports.sh declared HEADER...
 #       prints the functions the headers declare (what the checks use).
 # NM names the nm to use (default nm). Exit 0: clean; 1: a difference
-# (listed); 2: misuse.
+# (listed), or a list that came out empty (headers that declare no
+# function, a library that exports nothing, an nm that failed: a check of
+# nothing would pass); 2: misuse.
 set -euo pipefail
 nm=${NM:-nm}
 
@@ -48,11 +50,22 @@ declared() {
 }
 
 # The defined dynamic symbols of a shared library, without version suffixes
-# and without the markers some linkers add.
+# and without the markers some linkers add; exit 1 when nm fails.
 exported() {
-  "$nm" -D --defined-only "$1" | awk 'NF >= 3 {print $3}' | sed 's/@.*//' \
+  local syms
+  syms=$("$nm" -D --defined-only "$1") || { echo "check-exports: $nm -D $1 failed" >&2; return 1; }
+  echo "$syms" | awk 'NF >= 3 {print $3}' | sed 's/@.*//' \
     | grep -Ev '^(_init|_fini|_edata|_end|__bss_start|_DYNAMIC|_GLOBAL_OFFSET_TABLE_)$' \
     | sort -u || true
+}
+
+# Fails the check when a list it compares is empty: every comparison with
+# an empty list passes, so it would check nothing.
+nonempty() {
+  if [ -z "$(echo "$2" | sed '/^$/d')" ]; then
+    echo "check-exports: $1: none, so nothing would be checked"
+    exit 1
+  fi
 }
 
 mode=${1:-}
@@ -68,7 +81,9 @@ case "$mode" in
     shift 3
     [ -f "$lib" ] || { echo "check-exports: $lib not found" >&2; exit 2; }
     decl=$(declared "$@")
-    exp=$(exported "$lib")
+    exp=$(exported "$lib") || exit 1
+    nonempty "functions declared in $*" "$decl"
+    nonempty "names exported by $lib" "$exp"
     # Exported, neither declared nor in the allowed family.
     extra_names=$(comm -23 <(echo "$exp") <(echo "$decl") | sed '/^$/d')
     if [ -n "$extra" ]; then
@@ -98,7 +113,11 @@ case "$mode" in
     for lib in "$2" "$3"; do
       [ -f "$lib" ] || { echo "check-exports: $lib not found" >&2; exit 2; }
     done
-    both=$(comm -12 <(exported "$2") <(exported "$3") | sed '/^$/d')
+    exp2=$(exported "$2") || exit 1
+    exp3=$(exported "$3") || exit 1
+    nonempty "names exported by $2" "$exp2"
+    nonempty "names exported by $3" "$exp3"
+    both=$(comm -12 <(echo "$exp2") <(echo "$exp3") | sed '/^$/d')
     if [ -n "$both" ]; then
       echo "$(basename "$2") and $(basename "$3") both export $(echo "$both" | wc -l) name(s):"
       echo "$both" | sed 's/^/  /'

@@ -6,7 +6,9 @@
 # allocators the benchmark compares against (optional at run time: a missing
 # peer is reported as missing, never a crash). `ci`: also the cross compiler
 # for the freestanding check, 32-bit libraries for the -m32 run, pkg-config
-# for the consumer builds, and the format/static-analysis tools.
+# for the consumer builds, valgrind (the tracking stage and
+# count_loop.tlsf_cached), clang (the fuzzers) and the format/static-analysis
+# tools; .ci/run fails on CI when a stage's tool is still missing after this.
 # `cross`: Debian's cross compilers (C and C++) for aarch64, armhf, s390x
 # and i686 and qemu-user-static, for scripts/test-cross.sh (`make
 # test-cross`, and the CI stage for aarch64 and armhf: docs/TESTING.md).
@@ -29,8 +31,8 @@ case "$what" in
   # (scripts/workloads.py).
   bench) opt_pkgs=(libmimalloc2.0 libjemalloc2 libgoogle-perftools4 python3 python3-matplotlib
                sqlite3 redis-server redis-tools) ;;
-  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
-               sqlite3 git g++ python3 libpython3-testsuite clang) ;;
+  ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib g++-multilib clang-format cppcheck pkg-config
+               sqlite3 git g++ python3 libpython3-testsuite clang valgrind) ;;
   cross) ;;
   *) echo "usage: scripts/deps.sh build|bench|ci|cross|check" >&2; exit 2 ;;
 esac
@@ -58,6 +60,19 @@ esac
 if [ "$what" = ci ]; then
   gcc_major=$(gcc -dumpversion 2>/dev/null | cut -d. -f1)
   [ -n "$gcc_major" ] && opt_pkgs=("${opt_pkgs[@]/#gcc-multilib/gcc-$gcc_major-multilib}")
+  # The same for C++ (g++-<N>-multilib: the -m32 C++ consumer of
+  # consumer_builds, which reports itself skipped without it).
+  [ -n "$gcc_major" ] && opt_pkgs=("${opt_pkgs[@]/#g++-multilib/g++-$gcc_major-multilib}")
+  # The CPython tests malloc_preload_python runs (test_list, test_json...)
+  # are Debian's libpython3.<minor>-testsuite, named after the python3
+  # package's version (Debian 12: 3.11); no libpython3-testsuite exists
+  # (it failed to install on every run, said only on stderr).
+  # apt-cache knows the version before python3 is installed (a clean machine).
+  py_minor=$(apt-cache show --no-all-versions python3 2>/dev/null | sed -n 's/^Version: //p' \
+               | cut -d. -f1,2 || true)
+  case "$py_minor" in
+    3.*) opt_pkgs=("${opt_pkgs[@]/#libpython3-testsuite/libpython$py_minor-testsuite}") ;;
+  esac
 fi
 
 # gcc-multilib holds a single file, the link /usr/include/asm ->
@@ -96,15 +111,24 @@ fi
 
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq >/dev/null 2>&1 || true
+  # A fresh machine's own updates (unattended-upgrades) may hold dpkg's lock
+  # for minutes: wait for it rather than fail or skip a stage.
+  apt_get() { apt-get -o DPkg::Lock::Timeout=600 "$@"; }
+  apt_get update -qq >/dev/null 2>&1 || true
   if [ ${#missing[@]} -gt 0 ]; then
-    apt-get install -y -qq "${missing[@]}" >/dev/null
+    apt_get install -y -qq "${missing[@]}" >/dev/null
   fi
   for p in "${opt_missing[@]}"; do
     norec=()
-    case "$p" in gcc-*-multilib) norec=(--no-install-recommends) ;; esac
-    apt-get install -y -qq "${norec[@]}" "$p" >/dev/null 2>&1 \
-      || echo "deps: optional package $p could not be installed; its peer will be reported as missing" >&2
+    case "$p" in gcc-*-multilib | g++-*-multilib) norec=(--no-install-recommends) ;; esac
+    if ! apt_get install -y -qq "${norec[@]}" "$p" >/dev/null 2>&1; then
+      if [ "$what" = ci ]; then
+        echo "deps: package $p could not be installed (.ci/run on CI: a stage that needs it" \
+             "fails; a test that needs it is listed as skipped)" >&2
+      else
+        echo "deps: optional package $p could not be installed; its peer will be reported as missing" >&2
+      fi
+    fi
   done
   keep_m32
   exit 0

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 # The lab's command line as a whole (main.c, opts.c, json.c): --version,
 # and "--json -" (the JSON alone on stdout, the tables on stderr).
-add_test(NAME lab.version COMMAND ${rtmem_lab_exe} --version)
+# lab_expect checks the exit status (a PASS_REGULAR_EXPRESSION alone would
+# ignore it); its message on a wrong one is what the FAIL expression catches.
+lab_expect(version 0 --version)
 set_tests_properties(lab.version PROPERTIES
-  PASS_REGULAR_EXPRESSION "^rtmem ${PROJECT_VERSION} \\(library ${PROJECT_VERSION}\\)")
+  PASS_REGULAR_EXPRESSION "^rtmem ${PROJECT_VERSION} \\(library ${PROJECT_VERSION}\\)"
+  FAIL_REGULAR_EXPRESSION "expected 0")
 lab_expect(misuse.version-as-option 2 memcheck --version)
 add_test(NAME lab.json_stdout.limits
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/json_stdout.sh ${rtmem_lab_exe}
@@ -16,8 +19,9 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND CMAKE_SYSTEM_PROCESSOR MATCHES "^(x86_
            COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/json_stdout.sh ${rtmem_lab_exe}
                    wcet --quick --allocators tlsf)
   # A full wcet run takes minutes: it says how far it is, on stderr.
+  # The run's status counts too (sh has no pipefail: stderr is kept, then grepped).
   add_test(NAME lab.wcet.progress
-           COMMAND sh -c "\"$0\" wcet --quick --allocators tlsf 2>&1 >/dev/null | grep 'rtmem-wcet: \\[[0-9]*/[0-9]*\\] tlsf'"
+           COMMAND sh -c "err=$(\"$0\" wcet --quick --allocators tlsf 2>&1 >/dev/null); rc=$?; if [ $rc -ne 0 ]; then echo \"$err\"; echo \"rtmem wcet exited $rc\"; exit 1; fi; echo \"$err\" | grep 'rtmem-wcet: \\[[0-9]*/[0-9]*\\] tlsf'"
                    ${rtmem_lab_exe})
   set_tests_properties(lab.json_stdout.wcet lab.wcet.progress PROPERTIES TIMEOUT 600)
 endif()

@@ -49,12 +49,14 @@ lab_expect(misuse.limits.unknown-option 2 limits --bogus)
 
 # A peer whose library is not there is a row saying so, never a crash, and
 # the run still exits 0.
-add_test(NAME lab.limits.peer-not-installed
-         COMMAND ${CMAKE_COMMAND} -E env RTMEM_BENCH_LIB_JEMALLOC=/nonexistent/libjemalloc.so.2
-                 ${rtmem_lab_exe} limits --allocators tlsf,jemalloc --runs 1 --count 16
-                 --sizes 5)
+# lab_expect checks the exit status (a PASS_REGULAR_EXPRESSION alone would
+# ignore it); its message on a wrong one is what the FAIL expression catches.
+lab_expect(limits.peer-not-installed 0 limits --allocators tlsf,jemalloc --runs 1 --count 16
+           --sizes 5)
 set_tests_properties(lab.limits.peer-not-installed PROPERTIES
-                     PASS_REGULAR_EXPRESSION "jemalloc +not installed" TIMEOUT 120)
+                     ENVIRONMENT RTMEM_BENCH_LIB_JEMALLOC=/nonexistent/libjemalloc.so.2
+                     PASS_REGULAR_EXPRESSION "jemalloc +not installed"
+                     FAIL_REGULAR_EXPRESSION "expected 0" TIMEOUT 120)
 
 # The probe's arithmetic, exactly (limits/tests/limits_probe_test.c).
 lab_unit(limits.probe lab_limits_probe_test limits/tests/limits_probe_test.c
