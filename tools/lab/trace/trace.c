@@ -219,6 +219,10 @@ int trace_main(int argc, char **argv)
     trace t;
     if (trace_cli_load(cmd, path, &t) != 0)
         return 1;
+    if (is_stats && trace_cli_need_calls(cmd, path, &t, "nothing to count") != 0) {
+        trace_free(&t);
+        return 1;
+    }
     if (is_dump) {
         dump(&t, limit);
         trace_free(&t);
