@@ -445,10 +445,13 @@ __attribute__((destructor)) static void record_fini(void)
 /* The table lock is held across the exec: a call another thread makes
  * meanwhile waits (and vanishes with the image), so the counters handed to
  * the next image are the last ones used. The depth keeps any allocation the
- * real exec makes unrecorded (recording it would wait for that lock). */
+ * real exec makes unrecorded (recording it would wait for that lock). An
+ * exec from a signal handler that interrupted a wrapped call (depth > 0)
+ * might find this thread holding the locks: it hands nothing on (the next
+ * image records as a child) rather than wait forever. */
 int rec_exec_begin(rec_counters *c)
 {
-    if (!ready() || !recording_here())
+    if (!ready() || !recording_here() || depth > 0)
         return 0;
     depth++;
     pthread_mutex_lock(&table_lock);

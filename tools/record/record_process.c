@@ -294,7 +294,7 @@ static int take_exec_var(rec_counters *c, char *path, size_t n)
     uint64_t pid, seq, id, thread;
     int ok = take_number(&v, &pid) == 0 && take_number(&v, &seq) == 0 &&
              take_number(&v, &id) == 0 && take_number(&v, &thread) == 0 && id <= UINT32_MAX &&
-             thread <= UINT32_MAX && v[0] == '/' && strlen(v) < n && pid == (uint64_t)getpid();
+             thread <= UINT32_MAX && v[0] != '\0' && strlen(v) < n && pid == (uint64_t)getpid();
     if (ok) {
         memcpy(path, v, strlen(v) + 1);
         c->seq = seq;
@@ -437,10 +437,11 @@ static int keeps_recorder(char *const *envp)
 
 /* One exec in progress. */
 typedef struct exec_ctx {
-    const char *what; /* the path or file name given to exec     */
-    int mine;         /* this process records: rec_exec_end owed */
-    int noted;        /* the index has a line for it             */
-    void *map;        /* the environment built for the exec      */
+    const char *what;  /* the path or file name given to exec     */
+    int mine;          /* this process records: rec_exec_end owed */
+    int noted;         /* the index has a line for it             */
+    const char *trace; /* the index's TRACE field: "-" if not mine */
+    void *map;         /* the environment built for the exec      */
     size_t map_len;
 } exec_ctx;
 
@@ -490,30 +491,26 @@ static char *const *exec_prepare(exec_ctx *x, const char *what, char *const *env
     if (base[0] == '\0')
         return envp;
     int kept = keeps_recorder(envp);
-    /* A shell searching PATH tries execve in every folder: only a file that
-     * can run is worth a line (execvp's own search is one line). */
-    x->noted = !is_path || access(x->what, X_OK) == 0;
-    if (x->mine) {
-        if (x->noted)
-            index_line(kept ? "exec-call" : "exec-unrecorded", my_trace(), x->what);
-        return kept ? with_exec_var(envp, &c, x) : envp;
-    }
-    /* A forked child of a recorded process: its program would have been
-     * recorded as a child, had the environment been kept. */
-    if (x->noted && !kept && !no_children && keeps_recorder(environ))
-        index_line("exec-unrecorded", "-", x->what);
-    return envp;
+    /* Logged: this process's exec, and a forked child's when the program
+     * would be recorded as a child (its start line then follows; a static
+     * program's never does). A shell searching PATH tries execve in every
+     * folder: only a file that can run is worth a line. */
+    x->trace = x->mine ? my_trace() : "-";
+    x->noted = (x->mine || (!no_children && keeps_recorder(environ))) &&
+               (!is_path || access(x->what, X_OK) == 0);
+    if (x->noted)
+        index_line(kept ? "exec-call" : "exec-unrecorded", x->trace, x->what);
+    return x->mine && kept ? with_exec_var(envp, &c, x) : envp;
 }
 
-/* The exec returned: it failed, and this image goes on recording. */
+/* The exec returned: it failed, and this image goes on (recording). */
 static int exec_failed(exec_ctx *x)
 {
     int e = errno;
-    if (x->mine) {
-        if (x->noted)
-            index_line("exec-failed", my_trace(), x->what);
+    if (x->noted)
+        index_line("exec-failed", x->trace, x->what);
+    if (x->mine)
         rec_exec_end();
-    }
     if (x->map != NULL)
         munmap(x->map, x->map_len);
     errno = e;

@@ -14,7 +14,10 @@
  *   exec-failed     PID PPID TRACE PATH     the exec returned
  *   exec-unrecorded PID PPID TRACE PATH     it execs PATH with an environment
  *                                           that no longer loads the recorder
- *                                           (TRACE "-": a forked child)
+ *
+ * TRACE is "-" on the exec lines of a forked child that does not record
+ * itself: its program, once started, writes a start line of the same pid,
+ * unless it never loaded the recorder.
  *
  * Only this run's lines are there (the file is removed before the program
  * runs; the recorder creates it), so only this run's children are counted, whatever an
@@ -127,9 +130,19 @@ typedef struct proc {
     char pending_what[PATH_MAX];
 } proc;
 
+/* An exec by a forked child that does not record itself ("-" lines): the
+ * program would be a child of its own, and its start line must follow. */
+typedef struct loose {
+    long pid;
+    int pending;
+    char what[PATH_MAX];
+} loose;
+
 typedef struct summary {
     proc *procs;
     size_t n, cap;
+    loose *loose;
+    size_t nloose, loose_cap;
     char notes[SHOWN_NOTES][PATH_MAX + 300];
     size_t nnotes; /* all of them; the first SHOWN_NOTES kept */
 } summary;
@@ -159,6 +172,63 @@ static void note(summary *s, int why, long pid, const char *what)
     s->nnotes++;
 }
 
+/* Room for one more element of an array that doubles: 0, or -1. */
+static int grow(void **items, size_t n, size_t *cap, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t bigger = *cap != 0 ? 2 * *cap : 16;
+    void *p = realloc(*items, bigger * size);
+    if (p == NULL)
+        return -1;
+    *items = p;
+    *cap = bigger;
+    return 0;
+}
+
+static loose *loose_of(summary *s, long pid)
+{
+    for (size_t i = s->nloose; i-- > 0;)
+        if (s->loose[i].pid == pid && s->loose[i].pending != PEND_NONE)
+            return &s->loose[i];
+    return NULL;
+}
+
+static void take_start(summary *s, long pid, long ppid, const char *trace, const char *what)
+{
+    loose *l = loose_of(s, pid);
+    if (l != NULL)
+        l->pending = PEND_NONE; /* the forked child's exec was taken up */
+    if (grow((void **)&s->procs, s->n, &s->cap, sizeof *s->procs) != 0)
+        return;
+    proc *p = &s->procs[s->n++];
+    memset(p, 0, sizeof *p);
+    p->pid = pid;
+    p->ppid = ppid;
+    snprintf(p->trace, sizeof p->trace, "%s", trace);
+    snprintf(p->first, sizeof p->first, "%s", what);
+    snprintf(p->last, sizeof p->last, "%s", what);
+}
+
+/* An exec by a process without a trace of its own. */
+static void take_loose(summary *s, const char *event, long pid, const char *what)
+{
+    int call = strcmp(event, "exec-call") == 0;
+    if (strcmp(event, "exec-failed") == 0) {
+        loose *l = loose_of(s, pid);
+        if (l != NULL)
+            l->pending = PEND_NONE;
+        return;
+    }
+    if ((!call && strcmp(event, "exec-unrecorded") != 0) ||
+        grow((void **)&s->loose, s->nloose, &s->loose_cap, sizeof *s->loose) != 0)
+        return;
+    loose *l = &s->loose[s->nloose++];
+    l->pid = pid;
+    l->pending = call ? PEND_CALL : PEND_UNRECORDED;
+    snprintf(l->what, sizeof l->what, "%s", what);
+}
+
 static void take_line(summary *s, char *line)
 {
     char event[32], trace[NAME_MAX + 1];
@@ -169,27 +239,13 @@ static void take_line(summary *s, char *line)
         return;
     const char *what = line + at;
     proc *p = latest(s, pid);
-    if (strcmp(event, "start") == 0) {
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? 2 * s->cap : 16;
-            proc *bigger = realloc(s->procs, cap * sizeof *bigger);
-            if (bigger == NULL)
-                return;
-            s->procs = bigger;
-            s->cap = cap;
-        }
-        p = &s->procs[s->n++];
-        memset(p, 0, sizeof *p);
-        p->pid = pid;
-        p->ppid = ppid;
-        snprintf(p->trace, sizeof p->trace, "%s", trace);
-        snprintf(p->first, sizeof p->first, "%s", what);
-        snprintf(p->last, sizeof p->last, "%s", what);
-    } else if (strcmp(trace, "-") == 0 && strcmp(event, "exec-unrecorded") == 0) {
-        note(s, PEND_UNRECORDED, pid, what); /* a forked child, not recording itself */
-    } else if (p == NULL) {
+    if (strcmp(event, "start") == 0)
+        take_start(s, pid, ppid, trace, what);
+    else if (strcmp(trace, "-") == 0)
+        take_loose(s, event, pid, what);
+    else if (p == NULL)
         return;
-    } else if (strcmp(event, "exec") == 0) {
+    else if (strcmp(event, "exec") == 0) {
         snprintf(p->trace, sizeof p->trace, "%s", trace);
         snprintf(p->last, sizeof p->last, "%s", what);
         p->execs++;
@@ -218,6 +274,9 @@ static int read_index(const char *file, summary *s)
     for (size_t i = 0; i < s->n; i++)
         if (s->procs[i].pending != PEND_NONE)
             note(s, s->procs[i].pending, s->procs[i].pid, s->procs[i].pending_what);
+    for (size_t i = 0; i < s->nloose; i++)
+        if (s->loose[i].pending != PEND_NONE)
+            note(s, s->loose[i].pending, s->loose[i].pid, s->loose[i].what);
     return 0;
 }
 
@@ -293,4 +352,5 @@ void record_files_report(const char *file, pid_t pid, int final_only)
     if (!have_index && calls >= 0)
         fprintf(stderr, "rtmem record: %s.index is missing: children not counted\n", file);
     free(s.procs);
+    free(s.loose);
 }

@@ -145,6 +145,21 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
     set_tests_properties(lab.record.${case} PROPERTIES FIXTURES_REQUIRED trace_dir
                          SKIP_RETURN_CODE 77 TIMEOUT 120)
   endforeach()
+  # A static program exec'd cannot load the recorder: the summary says so.
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -static)
+  check_c_source_compiles("int main(void) { return 0; }" RTMEM_LINKS_STATIC)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(RTMEM_LINKS_STATIC)
+    add_executable(lab_rec_prog_static ${rec_dir}/rec_prog.c)
+    set_target_properties(lab_rec_prog_static PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "-static")
+    target_link_libraries(lab_rec_prog_static PRIVATE pthread)
+    add_test(NAME lab.record.static
+             COMMAND sh ${rec_dir}/record_wrappers.sh static ${rtmem_lab_exe}
+                     $<TARGET_FILE:lab_rec_prog_static> $<TARGET_FILE:lab_rec_exec>
+                     $<TARGET_FILE:lab_rec_check> ${trace_dir})
+    set_tests_properties(lab.record.static PROPERTIES FIXTURES_REQUIRED trace_dir TIMEOUT 120)
+  endif()
   include(CheckLanguage)
   check_language(CXX)
   if(CMAKE_CXX_COMPILER)

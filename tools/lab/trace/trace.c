@@ -32,7 +32,8 @@ static void usage(FILE *f)
                "  --help       this text\n"
                "\n"
                "FILE is a trace written by `rtmem record` (format: docs/TRACE.md). A bad\n"
-               "file is reported with the byte offset of what is wrong, exit status 1.\n");
+               "file is reported with the byte offset of what is wrong, exit status 1;\n"
+               "so is a trace with no calls, by stats.\n");
 }
 
 /* --- the tables: text and JSON from one fill -------------------------------- */

@@ -21,6 +21,8 @@
 #   no-children    the same with --no-children: no child traces
 #   stale          child traces an earlier run left under the same name are
 #                  removed and not counted; a file that is not a trace stays
+#   static         rec_exec execs a static build of rec_prog (given as
+#                  REC_PROG): the summary says it did not load the recorder
 #
 # usage: record_wrappers.sh CASE RTMEM REC_PROG REC_EXEC REC_CHECK DIR
 # Exit 0 pass, 1 fail, 77 skip (a wrapper that cannot run here).
@@ -134,6 +136,14 @@ clearenv | env-i)
     grep -q "ran without the recorder: its environment dropped LD_PRELOAD" "$err" ||
         fail "no word on why $prog was not recorded"
     grep -q "$prog (pid" "$err" || fail "the summary does not name $prog" ;;
+static)
+    # REC_PROG is a static build of rec_prog here
+    record -- "$rexec" execv "$prog"
+    expect_rc 3
+    grep -q "$prog (pid [0-9]*) did not load the recorder" "$err" ||
+        fail "no word on why the static $prog was not recorded"
+    "$rtmem" trace stats "$out" | grep -q "(program lab_rec_exec," ||
+        fail "the trace's header names another program than lab_rec_exec" ;;
 children | no-children)
     opt=
     [ "$case" = no-children ] && opt=--no-children
