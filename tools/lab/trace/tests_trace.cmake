@@ -132,6 +132,7 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
   # children, stale files: record_wrappers.sh, one case per entry.
   add_executable(lab_rec_exec ${rec_dir}/rec_exec.c)
   set_target_properties(lab_rec_exec PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "")
+  target_link_libraries(lab_rec_exec PRIVATE pthread)
   set(rec_cases taskset nice env chrt sh-exec script python final-only clearenv env-i children
       no-children stale)
   foreach(fn execve execv execvp execvpe execl execle execlp fexecve execveat)

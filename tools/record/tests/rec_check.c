@@ -6,10 +6,10 @@
  * resize to its allocation, one thread index per thread, nothing from a
  * forked child, no call recorded twice (operator new's inner malloc).
  * After an exec (rec_exec.c), mode "exec": rec_prog's calls and, before
- * them, the replaced image's malloc(60001) with its free and malloc(60002)
- * still live; mode "final" (--final-only): rec_prog's calls and nothing of
- * the replaced image; mode "spawn": the parent rec_exec's malloc(60003)
- * and nothing of its children. PROGRAM, when given, is the program the
+ * them, the replaced image's malloc(60001) with its free, malloc(60002)
+ * still live, and the 10 x malloc(60004) of its thread alive at the exec; mode "final"
+ * (--final-only): rec_prog's calls and nothing of the replaced image; mode "spawn": the parent
+ * rec_exec's malloc(60003) and nothing of its children. PROGRAM, when given, is the program the
  * trace's header must name (the image that ran last).
  * Exit 0 when everything holds, 1 with every difference printed.
  */
@@ -168,6 +168,15 @@ static void check_exec(void)
             CHECK(t.ops[i].old_id != kept->id, "the block kept over the exec was freed");
     if (a != NULL && kept != NULL && first != NULL)
         CHECK(a < first && kept < first, "the replaced image's calls come after the program's");
+    /* a thread still alive at the exec: its buffer was written too */
+    size_t n = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ops[i].op == TOP_MALLOC && t.ops[i].size == 60004) {
+            freed_by(&t.ops[i], TOP_FREE, TOP_FREE);
+            CHECK(first == NULL || &t.ops[i] < first, "malloc(60004) after the program's calls");
+            n++;
+        }
+    CHECK(n == 10, "%zu x malloc(60004) of the thread alive at the exec, expected 10", n);
 }
 
 int main(int argc, char **argv)
@@ -196,7 +205,7 @@ int main(int argc, char **argv)
     if (mode == 2)
         check_exec();
     if (mode == 3)
-        CHECK(count_size(60001) == 0 && count_size(60002) == 0,
+        CHECK(count_size(60001) == 0 && count_size(60002) == 0 && count_size(60004) == 0,
               "the replaced image's calls are in a --final-only trace");
     if (argc == 4)
         CHECK(strncmp(t.hdr.program, argv[3], sizeof t.hdr.program) == 0,

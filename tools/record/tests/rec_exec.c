@@ -6,7 +6,10 @@
  * PROGRAM as children, so that rec_check.c can tell its calls from
  * PROGRAM's in the traces.
  *
- *   rec_exec HOW PROGRAM   malloc(60001) freed, malloc(60002) kept, then
+ *   rec_exec HOW PROGRAM   malloc(60001) freed, malloc(60002) kept, a
+ *                          thread that makes 10 x malloc(60004) freed and
+ *                          then waits, still alive at the exec (its
+ *                          buffered records must reach the trace), then
  *                          PROGRAM in this process through the exec
  *                          function HOW: execve execv execvp execvpe execl
  *                          execle execlp fexecve execveat (the p forms are
@@ -20,6 +23,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -76,6 +80,22 @@ static int replace(const char *how, const char *prog)
     return 126;
 }
 
+static int ready_pipe[2];
+
+/* Allocates, says so, and waits for the exec to end it. */
+static void *busy(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 10; i++)
+        touch_and_free(60004);
+    char c = 1;
+    if (write(ready_pipe[1], &c, 1) != 1)
+        exit(1);
+    for (;;)
+        pause();
+    return NULL;
+}
+
 static int spawn(const char *prog)
 {
     pid_t kids[2];
@@ -114,5 +134,10 @@ int main(int argc, char **argv)
     if (kept == NULL)
         return 1;
     kept[0] = 1;
+    pthread_t th;
+    char c;
+    if (pipe(ready_pipe) != 0 || pthread_create(&th, NULL, busy, NULL) != 0 ||
+        read(ready_pipe[0], &c, 1) != 1)
+        return 1;
     return replace(argv[1], argv[2]);
 }
