@@ -186,6 +186,7 @@ int record_main(int argc, char **argv)
         return 1;
     }
     char bad[PATH_MAX + 300];
+    snprintf(bad, sizeof bad, "%s", out); /* what failed, when absolute() does */
     if (absolute(out, file, sizeof file) != 0 || record_files_clear(file, bad, sizeof bad) != 0) {
         opts_error(CMD, "cannot replace %s: %s", bad, strerror(errno));
         return 1;
