@@ -83,7 +83,7 @@ NOEXEC=(
   "^lab\\.(random|threads|limits)\\.(quick|sweep\\.quick|sweep\\.refusals|peer-not-installed) -- a lab measurement: the lab spawns itself as its measuring child"
   "^lab\\.(json_stdout\\.limits|limits\\.json|zram\\.(quick|study))\$ -- a lab measurement: the lab spawns itself as its measuring child (lab.limits.json reads that run's JSON)"
   "^lab\\.random\\.grow\\.(quick|schema)\$ -- a lab measurement: the lab spawns itself as its measuring child (its schema check reads that run's JSON)"
-  "^lab\\.record\\.(c|cxx)(\\.check)?\$ -- rtmem record execs the program it records with the recorder preloaded (the check reads that trace)"
+  "^lab\\.record\\.(c|cxx|taskset|nice|env|chrt|sh-exec|script|python|final-only|clearenv|env-i|children|no-children|stale|static|exec-[a-z]+)(\\.check)?\$ -- rtmem record execs the program it records with the recorder preloaded (the check reads that trace)"
 )
 # The long benchmark-style lab runs (quick profiles of whole measurements,
 # minutes each under qemu's 5-20x slowdown): left out only when

@@ -35,9 +35,9 @@
  *    the outermost wrapped call; the cleanup attribute restores it when an
  *    exception (std::bad_alloc) leaves operator new (built with -fexceptions).
  *  - fork(): the child stops recording (its buffers hold the parent's
- *    records, which the parent writes). A child that execs a program loads
- *    the recorder afresh, which then writes FILE.<pid> (the first process
- *    created FILE with O_EXCL, so the name is taken).
+ *    records, which the parent writes). exec() keeps the trace: which file a
+ *    process writes, and how the next image of the same process goes on
+ *    with it, is record_process.c's part (record_internal.h).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "record_internal.h"
 #include "trace/trace_format.h"
 
 #define EXPORT         __attribute__((visibility("default")))
@@ -113,6 +114,7 @@ static uint64_t start_ns;
 static int out_fd = -1;
 static _Atomic unsigned next_thread;
 static _Atomic int finished; /* after the exit flush: every record is written at once */
+static pid_t owner;          /* the process that opened out_fd (not a vforked child)   */
 static pthread_key_t buf_key;
 static int have_key;
 static tbuf *free_bufs;     /* under write_lock */
@@ -125,7 +127,7 @@ static __thread int depth __attribute__((tls_model("initial-exec")));
 static _Alignas(64) unsigned char boot[BOOT_BYTES];
 static size_t boot_used;
 
-static uint64_t now_ns(void)
+uint64_t rec_now_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -320,7 +322,7 @@ static void emit(const call *c, uint32_t old_id, uintptr_t now)
     pthread_mutex_lock(&table_lock);
     r.id = now != 0 ? table_insert(now) : 0;
     r.seq = next_seq++;
-    r.t_ns = now_ns() - start_ns;
+    r.t_ns = rec_now_ns() - start_ns;
     pthread_mutex_unlock(&table_lock);
     b->rec[b->n++] = r;
     if (b->n == BUF_RECORDS || atomic_load(&finished)) {
@@ -349,14 +351,6 @@ static void restore_id(const void *p, uint32_t id)
 
 /* --- setup ------------------------------------------------------------------ */
 
-/* POSIX's way to turn dlsym's object pointer into a function pointer (ISO C
- * has no conversion between them): copy the bytes. */
-#define LOAD(dst, name)                                                                            \
-    do {                                                                                           \
-        void *found_ = dlsym(RTLD_NEXT, name);                                                     \
-        memcpy(&(dst), &found_, sizeof found_);                                                    \
-    } while (0)
-
 static void resolve(void)
 {
     LOAD(real.malloc, "malloc");
@@ -368,42 +362,7 @@ static void resolve(void)
     LOAD(real.posix_memalign, "posix_memalign");
     LOAD(real.valloc, "valloc");
     LOAD(real.pvalloc, "pvalloc");
-}
-
-static void fill_name(char *dst, size_t n)
-{
-    char path[512];
-    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
-    memset(dst, 0, n);
-    if (len <= 0)
-        return;
-    path[len] = '\0';
-    const char *base = strrchr(path, '/');
-    base = base != NULL ? base + 1 : path;
-    size_t k = strlen(base);
-    memcpy(dst, base, k < n - 1 ? k : n - 1);
-}
-
-/* FILE when this process is the first, FILE.<pid> for a descendant. */
-static int open_output(const char *path)
-{
-    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0 || errno != EEXIST)
-        return fd;
-    char alt[4096];
-    size_t n = strlen(path);
-    if (n + 24 > sizeof alt)
-        return -1;
-    memcpy(alt, path, n);
-    alt[n++] = '.';
-    char digits[16];
-    size_t k = 0;
-    for (unsigned v = (unsigned)getpid(); v != 0 || k == 0; v /= 10u)
-        digits[k++] = (char)('0' + v % 10u);
-    while (k > 0)
-        alt[n++] = digits[--k];
-    alt[n] = '\0';
-    return open(alt, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    rec_resolve_exec();
 }
 
 static void stop_in_child(void)
@@ -415,13 +374,11 @@ static void stop_in_child(void)
 
 static void start(void)
 {
-    const char *path = getenv("RTMEM_RECORD_FILE");
-    if (path == NULL || path[0] == '\0')
-        return;
     slot *t = table_map(TABLE_LOG2_MIN);
     if (t == NULL)
         return;
-    int fd = open_output(path);
+    rec_counters c = {0, 1, 0, 0};
+    int fd = rec_open_output(&c);
     if (fd < 0) {
         munmap(t, sizeof(slot) << TABLE_LOG2_MIN);
         return;
@@ -430,18 +387,11 @@ static void start(void)
     table_log2 = TABLE_LOG2_MIN;
     table_mask = (1u << TABLE_LOG2_MIN) - 1u;
     out_fd = fd;
-    start_ns = now_ns();
-    trace_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, TRACE_MAGIC, 8);
-    h.version = TRACE_VERSION;
-    h.header_bytes = TRACE_HEADER_BYTES;
-    h.record_bytes = TRACE_RECORD_BYTES;
-    h.pid = (uint32_t)getpid();
-    h.start_ns = start_ns;
-    h.endian = TRACE_ENDIAN;
-    fill_name(h.program, sizeof h.program);
-    write_all(&h, sizeof h);
+    owner = getpid();
+    start_ns = c.start_ns;
+    next_seq = c.seq;
+    next_id = c.id;
+    atomic_store(&next_thread, c.thread);
     have_key = pthread_key_create(&buf_key, buf_release) == 0;
     pthread_atfork(NULL, NULL, stop_in_child);
     atomic_store(&state, ST_ON);
@@ -470,15 +420,55 @@ static int ready(void)
 
 __attribute__((constructor)) static void record_init(void) { ready(); }
 
-__attribute__((destructor)) static void record_fini(void)
+/* Writes every thread's buffer; caller holds write_lock. A thread that is
+ * storing a record at this moment may lose it (docs/TRACE.md). */
+static void flush_all_locked(void)
 {
-    if (atomic_load(&state) != ST_ON)
-        return;
-    pthread_mutex_lock(&write_lock);
     for (unsigned i = 0; i < nall; i++)
         flush_locked(all_bufs[i]);
+}
+
+/* A vforked child shares the parent's memory while state is ST_ON: it must
+ * neither write the parent's buffers nor mark them finished. */
+static int recording_here(void) { return atomic_load(&state) == ST_ON && getpid() == owner; }
+
+__attribute__((destructor)) static void record_fini(void)
+{
+    if (!recording_here())
+        return;
+    pthread_mutex_lock(&write_lock);
+    flush_all_locked();
     atomic_store(&finished, 1);
     pthread_mutex_unlock(&write_lock);
+}
+
+/* The table lock is held across the exec: a call another thread makes
+ * meanwhile waits (and vanishes with the image), so the counters handed to
+ * the next image are the last ones used. The depth keeps any allocation the
+ * real exec makes unrecorded (recording it would wait for that lock). An
+ * exec from a signal handler that interrupted a wrapped call (depth > 0)
+ * might find this thread holding the locks: it hands nothing on (the next
+ * image records as a child) rather than wait forever. */
+int rec_exec_begin(rec_counters *c)
+{
+    if (!ready() || !recording_here() || depth > 0)
+        return 0;
+    depth++;
+    pthread_mutex_lock(&table_lock);
+    pthread_mutex_lock(&write_lock);
+    flush_all_locked();
+    pthread_mutex_unlock(&write_lock);
+    c->seq = next_seq;
+    c->id = next_id;
+    c->thread = atomic_load(&next_thread);
+    c->start_ns = start_ns;
+    return 1;
+}
+
+void rec_exec_end(void)
+{
+    pthread_mutex_unlock(&table_lock);
+    depth--;
 }
 
 /* A process that ends with _exit() (dash does) skips the destructors: the

@@ -404,6 +404,10 @@ int fit_main(int argc, char **argv)
     trace t;
     if (trace_cli_load(CMD, o.file, &t) != 0)
         return 1;
+    if (trace_cli_need_calls(CMD, o.file, &t, "nothing to size a region for") != 0) {
+        trace_free(&t);
+        return 1;
+    }
     trace_truncate(&t, (size_t)o.limit);
     trace_stats st;
     if (trace_stats_compute(&t, &st) != 0) {

@@ -8,24 +8,26 @@
  * The program is a plain fork + execvp child with LD_PRELOAD extended (not
  * replaced: a program that needs its own preload keeps it) and
  * RTMEM_RECORD_FILE set to an absolute path (the program may chdir before
- * its first malloc). The output file is removed first, because the recorder
- * creates it with O_EXCL: that is how a descendant process knows it is not
- * the first and writes FILE.<pid> instead (docs/TRACE.md).
+ * its first malloc). What an earlier run left under the same name (FILE,
+ * its children's traces, FILE.index) is removed first: the recorder creates
+ * FILE with O_EXCL, which is how a later process knows it is a child, and
+ * the closing summary counts only this run's children (record_files.c).
+ * An exec that fails in the child is reported once, through a close-on-exec
+ * pipe, and not again as a missing trace.
  */
-#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "commands.h"
 #include "common/opts.h"
-#include "trace/trace_format.h"
+#include "trace/record_files.h"
 
 #define CMD          "record"
 #define DEFAULT_FILE "rtmem.trace"
@@ -33,16 +35,23 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: rtmem record [-o FILE] -- PROGRAM [ARGS...]\n"
+    fprintf(f, "usage: rtmem record [-o FILE] [--final-only] [--no-children] -- PROGRAM [ARGS...]\n"
                "\n"
                "Runs PROGRAM with the allocation recorder preloaded (" LIB_NAME ",\n"
                "beside rtmem; RTMEM_RECORD_LIB overrides) and writes every malloc,\n"
                "calloc, realloc, free, aligned_alloc, posix_memalign, memalign, valloc,\n"
                "pvalloc and C++ new/delete it makes to FILE (format: docs/TRACE.md).\n"
-               "A process PROGRAM starts (fork + exec) writes FILE.<pid>; a forked child\n"
-               "that does not exec is not recorded. PROGRAM must be dynamically linked.\n"
+               "PROGRAM may be a wrapper that execs the real one (chrt, taskset, nice,\n"
+               "env, a script ending in exec): an exec goes on in the same FILE. Each\n"
+               "process PROGRAM starts (fork + exec) writes FILE.<pid>.<program>, and\n"
+               "FILE.index lists every process with its parent and programs; a forked\n"
+               "child that does not exec is not recorded. An earlier run's files of the\n"
+               "same name are removed first. PROGRAM must be dynamically linked.\n"
                "\n"
                "  -o, --output FILE  the trace (default " DEFAULT_FILE " in the current folder)\n"
+               "  --final-only       keep only the program a process runs last: an exec\n"
+               "                     starts its trace afresh (the wrappers' calls go)\n"
+               "  --no-children      record only the launched process, not those it starts\n"
                "  --help             this text\n"
                "\n"
                "Exit status: PROGRAM's (128 + N when a signal N ended it), 127 when it\n"
@@ -83,7 +92,13 @@ static int absolute(const char *out, char *abs, size_t n)
     return 0;
 }
 
-static void child(char **prog, const char *lib, const char *file)
+/* The options that go to the recorder, set or cleared whatever the
+ * environment held. */
+typedef struct rec_opts {
+    int final_only, no_children;
+} rec_opts;
+
+static void child(char **prog, const char *lib, const char *file, const rec_opts *o, int err_fd)
 {
     const char *old = getenv("LD_PRELOAD");
     char preload[3 * PATH_MAX];
@@ -93,52 +108,14 @@ static void child(char **prog, const char *lib, const char *file)
         snprintf(preload, sizeof preload, "%s", lib);
     setenv("LD_PRELOAD", preload, 1);
     setenv("RTMEM_RECORD_FILE", file, 1);
+    setenv("RTMEM_RECORD_FINAL", o->final_only ? "1" : "0", 1);
+    setenv("RTMEM_RECORD_CHILDREN", o->no_children ? "0" : "1", 1);
+    unsetenv("RTMEM_RECORD_EXEC"); /* only ever the recorder's own, across an exec */
     execvp(prog[0], prog);
-    fprintf(stderr, "rtmem record: cannot run %s: %s\n", prog[0], strerror(errno));
+    int e = errno;
+    fprintf(stderr, "rtmem record: cannot run %s: %s\n", prog[0], strerror(e));
+    (void)!write(err_fd, &e, sizeof e);
     _exit(127);
-}
-
-/* Counts the FILE.<pid> traces that descendants wrote. */
-static unsigned count_descendants(const char *file)
-{
-    char dir[PATH_MAX + 32];
-    snprintf(dir, sizeof dir, "%s", file);
-    char *slash = strrchr(dir, '/');
-    const char *base = slash != NULL ? slash + 1 : file;
-    if (slash != NULL)
-        *slash = '\0';
-    DIR *d = opendir(slash != NULL ? (dir[0] ? dir : "/") : ".");
-    if (d == NULL)
-        return 0;
-    size_t bl = strlen(base);
-    unsigned n = 0;
-    for (struct dirent *e; (e = readdir(d)) != NULL;)
-        if (strncmp(e->d_name, base, bl) == 0 && e->d_name[bl] == '.' &&
-            strspn(e->d_name + bl + 1, "0123456789") == strlen(e->d_name + bl + 1) &&
-            e->d_name[bl + 1] != '\0')
-            n++;
-    closedir(d);
-    return n;
-}
-
-static void report(const char *file)
-{
-    struct stat st;
-    if (stat(file, &st) != 0) {
-        fprintf(stderr,
-                "rtmem record: no trace was written to %s (a statically linked program, "
-                "or one that replaced its environment?)\n",
-                file);
-        return;
-    }
-    long long body = (long long)st.st_size - TRACE_HEADER_BYTES;
-    fprintf(stderr, "rtmem record: %s: %lld calls recorded", file,
-            body > 0 ? body / TRACE_RECORD_BYTES : 0);
-    unsigned k = count_descendants(file);
-    if (k != 0)
-        fprintf(stderr, "; %u more trace%s of child processes as %s.<pid>", k, k == 1 ? "" : "s",
-                file);
-    fprintf(stderr, "\n");
 }
 
 /* Splits argv at "--" (or at the first word that is not an option). */
@@ -167,6 +144,7 @@ int record_main(int argc, char **argv)
     int prog_at;
     int nopt = split(argc, argv, &prog_at);
     const char *out = DEFAULT_FILE;
+    rec_opts ro = {0, 0};
     for (int i = 1; i < nopt; i++) {
         if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
             usage(stdout);
@@ -178,6 +156,10 @@ int record_main(int argc, char **argv)
         }
         if (strncmp(argv[i], "--output=", 9) == 0 && argv[i][9] != '\0') {
             out = argv[i] + 9;
+            continue;
+        }
+        if (strcmp(argv[i], "--final-only") == 0 || strcmp(argv[i], "--no-children") == 0) {
+            *(argv[i][2] == 'f' ? &ro.final_only : &ro.no_children) = 1;
             continue;
         }
         opts_error(CMD, "%s: %s", argv[i],
@@ -203,8 +185,17 @@ int record_main(int argc, char **argv)
                    strerror(errno));
         return 1;
     }
-    if (absolute(out, file, sizeof file) != 0 || (unlink(file) != 0 && errno != ENOENT)) {
-        opts_error(CMD, "cannot replace %s: %s", out, strerror(errno));
+    char bad[PATH_MAX + 300];
+    snprintf(bad, sizeof bad, "%s", out); /* what failed, when absolute() does */
+    if (absolute(out, file, sizeof file) != 0 || record_files_clear(file, bad, sizeof bad) != 0) {
+        opts_error(CMD, "cannot replace %s: %s", bad, strerror(errno));
+        return 1;
+    }
+    /* The child writes errno here when its exec fails; a successful exec
+     * closes it (O_CLOEXEC) and the read sees end of file. */
+    int err_pipe[2];
+    if (pipe2(err_pipe, O_CLOEXEC) != 0) {
+        opts_error(CMD, "pipe: %s", strerror(errno));
         return 1;
     }
     fflush(NULL);
@@ -213,15 +204,23 @@ int record_main(int argc, char **argv)
         opts_error(CMD, "fork: %s", strerror(errno));
         return 1;
     }
-    if (pid == 0)
-        child(argv + prog_at, lib, file);
+    if (pid == 0) {
+        close(err_pipe[0]);
+        child(argv + prog_at, lib, file, &ro, err_pipe[1]);
+    }
+    close(err_pipe[1]);
+    int exec_errno = 0;
+    while (read(err_pipe[0], &exec_errno, sizeof exec_errno) < 0 && errno == EINTR)
+        ;
+    close(err_pipe[0]);
     int st;
     while (waitpid(pid, &st, 0) < 0)
         if (errno != EINTR) {
             opts_error(CMD, "waitpid: %s", strerror(errno));
             return 1;
         }
-    report(file);
+    if (exec_errno == 0) /* the child said why already */
+        record_files_report(file, pid, ro.final_only);
     if (WIFSIGNALED(st))
         return 128 + WTERMSIG(st);
     return WEXITSTATUS(st);

@@ -259,6 +259,10 @@ static int run(replay_opts *o)
     }
     if (trace_cli_load(CMD, o->file, &b.t) != 0)
         return 1;
+    if (trace_cli_need_calls(CMD, o->file, &b.t, "nothing to replay") != 0) {
+        trace_free(&b.t);
+        return 1;
+    }
     trace_truncate(&b.t, (size_t)o->limit);
     if (trace_stats_compute(&b.t, &b.st) != 0) {
         opts_error(CMD, "out of memory");

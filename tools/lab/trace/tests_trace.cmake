@@ -41,6 +41,9 @@ trace_bad(badfree ${trace_dir}/badfree.trace 1 "offset 144: free of block id 7 t
 trace_bad(empty ${trace_dir}/empty.trace 1 "offset 0: empty file")
 trace_bad(notrace ${trace_dir}/notrace.trace 1 "offset 0: not an rtmem trace")
 trace_bad(missing ${trace_dir}/no-such.trace 1 "cannot open .*no-such.trace")
+# A trace without calls (what a wrapper that exec'd left, before the fix):
+# said, exit 1, no region sized or replay timed for nothing.
+trace_bad(nocalls ${trace_dir}/nocalls.trace 1 "nocalls.trace: no calls in this trace .of testgen., nothing to")
 
 lab_expect(help.record 0 record --help)
 lab_expect(help.trace 0 trace --help)
@@ -117,12 +120,47 @@ if(CMAKE_SYSTEM_NAME STREQUAL "Linux") # tools/record builds the recorder there
   set_tests_properties(lab.record.c PROPERTIES FIXTURES_REQUIRED trace_dir
                        FIXTURES_SETUP rec_c)
   set_tests_properties(lab.record.c.check PROPERTIES FIXTURES_REQUIRED rec_c)
+  # The exec error alone: no second line about a missing trace.
   add_test(NAME lab.record.missing-program
            COMMAND ${CMAKE_COMMAND} -DEXE=${rtmem_lab_exe}
                    "-DARGS=record|-o|${trace_dir}/none.trace|--|/no/such/program"
                    -DEXPECT=127 "-DMATCH=cannot run /no/such/program"
+                   "-DNOMATCH=no trace was written"
                    -P ${CMAKE_CURRENT_SOURCE_DIR}/trace/trace_expect.cmake)
   set_tests_properties(lab.record.missing-program PROPERTIES FIXTURES_REQUIRED trace_dir)
+  # Wrappers that exec the program (chrt, taskset, ...), exec functions,
+  # children, stale files: record_wrappers.sh, one case per entry.
+  add_executable(lab_rec_exec ${rec_dir}/rec_exec.c)
+  set_target_properties(lab_rec_exec PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "")
+  target_link_libraries(lab_rec_exec PRIVATE pthread)
+  set(rec_cases taskset nice env chrt sh-exec script python final-only clearenv env-i children
+      no-children stale)
+  foreach(fn execve execv execvp execvpe execl execle execlp fexecve execveat)
+    list(APPEND rec_cases exec-${fn})
+  endforeach()
+  foreach(case IN LISTS rec_cases)
+    add_test(NAME lab.record.${case}
+             COMMAND sh ${rec_dir}/record_wrappers.sh ${case} ${rtmem_lab_exe}
+                     $<TARGET_FILE:lab_rec_prog> $<TARGET_FILE:lab_rec_exec>
+                     $<TARGET_FILE:lab_rec_check> ${trace_dir})
+    set_tests_properties(lab.record.${case} PROPERTIES FIXTURES_REQUIRED trace_dir
+                         SKIP_RETURN_CODE 77 TIMEOUT 120)
+  endforeach()
+  # A static program exec'd cannot load the recorder: the summary says so.
+  include(CheckCSourceCompiles)
+  set(CMAKE_REQUIRED_LINK_OPTIONS -static)
+  check_c_source_compiles("int main(void) { return 0; }" RTMEM_LINKS_STATIC)
+  unset(CMAKE_REQUIRED_LINK_OPTIONS)
+  if(RTMEM_LINKS_STATIC)
+    add_executable(lab_rec_prog_static ${rec_dir}/rec_prog.c)
+    set_target_properties(lab_rec_prog_static PROPERTIES COMPILE_OPTIONS "" LINK_OPTIONS "-static")
+    target_link_libraries(lab_rec_prog_static PRIVATE pthread)
+    add_test(NAME lab.record.static
+             COMMAND sh ${rec_dir}/record_wrappers.sh static ${rtmem_lab_exe}
+                     $<TARGET_FILE:lab_rec_prog_static> $<TARGET_FILE:lab_rec_exec>
+                     $<TARGET_FILE:lab_rec_check> ${trace_dir})
+    set_tests_properties(lab.record.static PROPERTIES FIXTURES_REQUIRED trace_dir TIMEOUT 120)
+  endif()
   include(CheckLanguage)
   check_language(CXX)
   if(CMAKE_CXX_COMPILER)

@@ -32,7 +32,8 @@ static void usage(FILE *f)
                "  --help       this text\n"
                "\n"
                "FILE is a trace written by `rtmem record` (format: docs/TRACE.md). A bad\n"
-               "file is reported with the byte offset of what is wrong, exit status 1.\n");
+               "file is reported with the byte offset of what is wrong, exit status 1;\n"
+               "so is a trace with no calls, by stats.\n");
 }
 
 /* --- the tables: text and JSON from one fill -------------------------------- */
@@ -219,6 +220,10 @@ int trace_main(int argc, char **argv)
     trace t;
     if (trace_cli_load(cmd, path, &t) != 0)
         return 1;
+    if (is_stats && trace_cli_need_calls(cmd, path, &t, "nothing to count") != 0) {
+        trace_free(&t);
+        return 1;
+    }
     if (is_dump) {
         dump(&t, limit);
         trace_free(&t);

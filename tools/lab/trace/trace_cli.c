@@ -31,6 +31,17 @@ int trace_cli_load(const char *cmd, const char *path, trace *t)
     return -1;
 }
 
+int trace_cli_need_calls(const char *cmd, const char *path, const trace *t, const char *consequence)
+{
+    if (t->n > 0)
+        return 0;
+    opts_error(cmd,
+               "%s: no calls in this trace (of %.24s), %s; rtmem record's closing lines and "
+               "%s.index say where the program's calls went",
+               path, t->hdr.program, consequence, path);
+    return -1;
+}
+
 int trace_cli_json_open(json *j, const char *cmd, const char *path, const char *rt_setup)
 {
     if (json_open(j, path) != 0) {

@@ -23,6 +23,13 @@ const char *trace_cli_take_file(int *argc, char **argv);
  * (the caller exits 1). */
 int trace_cli_load(const char *cmd, const char *path, trace *t);
 
+/* 0 when t holds at least one call. Otherwise prints "rtmem <cmd>: <path>:
+ * no calls in this trace (of <program>), <consequence>" and where to look
+ * for the calls, and returns -1 (the caller exits 1): a region sized or a replay timed for
+ * nothing would only look like an answer. */
+int trace_cli_need_calls(const char *cmd, const char *path, const trace *t,
+                         const char *consequence);
+
 /* Opens path and writes the envelope (tool, command, schema_version 1,
  * machine, rt_setup). Returns 0 or -1 (message printed). */
 int trace_cli_json_open(json *j, const char *cmd, const char *path, const char *rt_setup);

@@ -16,6 +16,7 @@
 #define RTM_LAB_TRACE_FORMAT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #define TRACE_MAGIC        "RTMTRACE" /* 8 bytes, no NUL in the file      */
 #define TRACE_VERSION      1u
@@ -48,6 +49,23 @@ typedef struct trace_record {
     uint64_t seq;       /* global order of the calls, from 0, no gaps          */
     uint64_t t_ns;      /* CLOCK_MONOTONIC ns since header.start_ns            */
 } trace_record;
+
+/* A header of this format for pid, with program cut to 23 bytes. */
+static inline trace_header trace_header_make(uint32_t pid, uint64_t start_ns, const char *program)
+{
+    trace_header h;
+    memset(&h, 0, sizeof h);
+    memcpy(h.magic, TRACE_MAGIC, 8);
+    h.version = TRACE_VERSION;
+    h.header_bytes = TRACE_HEADER_BYTES;
+    h.record_bytes = TRACE_RECORD_BYTES;
+    h.pid = pid;
+    h.start_ns = start_ns;
+    h.endian = TRACE_ENDIAN;
+    size_t n = strlen(program);
+    memcpy(h.program, program, n < sizeof h.program - 1 ? n : sizeof h.program - 1);
+    return h;
+}
 
 _Static_assert(sizeof(trace_header) == TRACE_HEADER_BYTES, "trace header layout");
 _Static_assert(sizeof(trace_record) == TRACE_RECORD_BYTES, "trace record layout");

@@ -5,7 +5,13 @@
  * operation, size and alignment for each call, ids that link each free or
  * resize to its allocation, one thread index per thread, nothing from a
  * forked child, no call recorded twice (operator new's inner malloc).
- * Exit 0 when everything holds, 1 with the first difference printed.
+ * After an exec (rec_exec.c), mode "exec": rec_prog's calls and, before
+ * them, the replaced image's malloc(60001) with its free, malloc(60002)
+ * still live, and the 10 x malloc(60004) of its thread alive at the exec; mode "final"
+ * (--final-only): rec_prog's calls and nothing of the replaced image; mode "spawn": the parent
+ * rec_exec's malloc(60003) and nothing of its children. PROGRAM, when given, is the program the
+ * trace's header must name (the image that ran last).
+ * Exit 0 when everything holds, 1 with every difference printed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,10 +157,36 @@ static void check_cxx(void)
               count_size(sizes[i]), (unsigned long long)sizes[i]);
 }
 
+/* The replaced image's calls, all before the first of rec_prog's. */
+static void check_exec(void)
+{
+    const trace_op_rec *a = only(TOP_MALLOC, 60001), *kept = only(TOP_MALLOC, 60002);
+    const trace_op_rec *first = only(TOP_MALLOC, 10001);
+    freed_by(a, TOP_FREE, TOP_FREE);
+    if (kept != NULL)
+        for (size_t i = 0; i < t.n; i++)
+            CHECK(t.ops[i].old_id != kept->id, "the block kept over the exec was freed");
+    if (a != NULL && kept != NULL && first != NULL)
+        CHECK(a < first && kept < first, "the replaced image's calls come after the program's");
+    /* a thread still alive at the exec: its buffer was written too */
+    size_t n = 0;
+    for (size_t i = 0; i < t.n; i++)
+        if (t.ops[i].op == TOP_MALLOC && t.ops[i].size == 60004) {
+            freed_by(&t.ops[i], TOP_FREE, TOP_FREE);
+            CHECK(first == NULL || &t.ops[i] < first, "malloc(60004) after the program's calls");
+            n++;
+        }
+    CHECK(n == 10, "%zu x malloc(60004) of the thread alive at the exec, expected 10", n);
+}
+
 int main(int argc, char **argv)
 {
-    if (argc != 3 || (strcmp(argv[2], "c") != 0 && strcmp(argv[2], "cxx") != 0)) {
-        fprintf(stderr, "usage: rec_check TRACE c|cxx\n");
+    static const char *const modes[] = {"c", "cxx", "exec", "final", "spawn"};
+    size_t mode = 0;
+    while (argc >= 3 && mode < 5 && strcmp(argv[2], modes[mode]) != 0)
+        mode++;
+    if ((argc != 3 && argc != 4) || mode == 5) {
+        fprintf(stderr, "usage: rec_check TRACE c|cxx|exec|final|spawn [PROGRAM]\n");
         return 2;
     }
     char err[512];
@@ -162,10 +194,22 @@ int main(int argc, char **argv)
         fprintf(stderr, "rec_check: %s: %s\n", argv[1], err);
         return 1;
     }
-    if (strcmp(argv[2], "c") == 0)
-        check_c();
-    else
+    if (mode == 1)
         check_cxx();
+    else if (mode == 4) {
+        const trace_op_rec *a = only(TOP_MALLOC, 60003);
+        freed_by(a, TOP_FREE, TOP_FREE);
+        CHECK(count_size(10001) == 0, "a child's calls are in the parent's trace");
+    } else
+        check_c();
+    if (mode == 2)
+        check_exec();
+    if (mode == 3)
+        CHECK(count_size(60001) == 0 && count_size(60002) == 0 && count_size(60004) == 0,
+              "the replaced image's calls are in a --final-only trace");
+    if (argc == 4)
+        CHECK(strncmp(t.hdr.program, argv[3], sizeof t.hdr.program) == 0,
+              "the header names program %.24s, expected %s", t.hdr.program, argv[3]);
     printf("rec_check: %zu calls, %u threads, %d failures\n", t.n, t.nthreads, failures);
     trace_free(&t);
     return failures ? 1 : 0;

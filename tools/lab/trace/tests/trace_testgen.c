@@ -17,6 +17,8 @@
  *   newer.trace     pool.trace claiming format version 2 (offset 8)
  *   badfree.trace   a free of id 7, never allocated, as record 2 (offset 144)
  *   empty.trace     0 bytes
+ *   nocalls.trace   a valid header and no record (a process that made no
+ *                   call): fit, replay and trace stats must say so, exit 1
  *   notrace.trace   text, no magic
  */
 #include <stdio.h>
@@ -46,15 +48,8 @@ static void add(uint8_t op, uint16_t thread, uint32_t id, uint32_t old, uint64_t
 
 static trace_header header(uint32_t version)
 {
-    trace_header h;
-    memset(&h, 0, sizeof h);
-    memcpy(h.magic, TRACE_MAGIC, 8);
+    trace_header h = trace_header_make(4242, 0, "testgen");
     h.version = version;
-    h.header_bytes = TRACE_HEADER_BYTES;
-    h.record_bytes = TRACE_RECORD_BYTES;
-    h.pid = 4242;
-    h.endian = TRACE_ENDIAN;
-    memcpy(h.program, "testgen", 7);
     return h;
 }
 
@@ -147,6 +142,8 @@ int main(int argc, char **argv)
             if (recs[i].thread == th)
                 order[k++] = i;
     bad |= write_trace(dir, "stats.trace", TRACE_VERSION, order, 0);
+    nrec = 0;
+    bad |= write_trace(dir, "nocalls.trace", TRACE_VERSION, NULL, 0);
     char path[1024];
     snprintf(path, sizeof path, "%s/empty.trace", dir);
     FILE *f = fopen(path, "wb");
