@@ -369,8 +369,8 @@ static void *shard_alloc(rtm_mt *m, mt_shard *s, size_t alignment, size_t size)
 {
     size_t prefix = alignment <= RTM_MT_BLOCK_OVERHEAD ? RTM_MT_BLOCK_OVERHEAD : alignment;
     (void)rtm_mt_take_back(m, s, RTM_MT_BATCH);
-    if (size < sizeof(mt_node))
-        size = sizeof(mt_node); /* room for the inbox link */
+    if (size < RTM_MT_BLOCK_OVERHEAD)
+        size = RTM_MT_BLOCK_OVERHEAD; /* room for the inbox link, 8 on every target */
     if (RTM_UNLIKELY(size > SIZE_MAX - prefix))
         return refused(s);
     void *q = heap_alloc(s->heap, alignment, size + prefix);
@@ -463,8 +463,8 @@ static void mt_free(rtm_heap *h, void *ptr)
 static void *own_realloc(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, uint64_t v, size_t size)
 {
     size_t prefix = prefix_of(v);
-    if (size < sizeof(mt_node))
-        size = sizeof(mt_node);
+    if (size < RTM_MT_BLOCK_OVERHEAD)
+        size = RTM_MT_BLOCK_OVERHEAD;
     if (size > SIZE_MAX - prefix)
         return refused(s);
     if (!claim(m, p, raw, MT_FREED))
@@ -552,6 +552,17 @@ static size_t part_min(const char *algorithm)
     return min != 0 ? align_up(min, MT_LINE) : 0;
 }
 
+/* A part above MT_PART_MAX: only where size_t can hold one (64-bit). */
+static int above_part_max(size_t n)
+{
+#if SIZE_MAX > 0xffffffffu
+    return (uint64_t)n > MT_PART_MAX;
+#else
+    (void)n;
+    return 0;
+#endif
+}
+
 static size_t control_bytes(unsigned shards)
 {
     return align_up(sizeof(rtm_mt) + ((size_t)shards + 1u) * sizeof(mt_shard), MT_LINE);
@@ -560,13 +571,19 @@ static size_t control_bytes(unsigned shards)
 size_t rtm_mt_region_size(const char *algorithm, unsigned shards, size_t shard_bytes)
 {
     size_t min = part_min(algorithm);
-    if (min == 0 || shards == 0 || shards > MT_MAX_SHARDS || (uint64_t)shard_bytes > MT_PART_MAX ||
-        shard_bytes > SIZE_MAX / 2u / (MT_MAX_SHARDS + 1u)) {
+    size_t parts = (size_t)shards + 1u;
+    if (min == 0 || shards == 0 || shards > MT_MAX_SHARDS || above_part_max(shard_bytes) ||
+        shard_bytes > SIZE_MAX - MT_LINE) {
         errno = EINVAL;
         return 0;
     }
     size_t part = align_up(shard_bytes > min ? shard_bytes : min, MT_LINE);
-    return MT_LINE - 1u + control_bytes(shards) + ((size_t)shards + 1u) * part;
+    size_t fixed = MT_LINE - 1u + control_bytes(shards);
+    if (part > (SIZE_MAX - fixed) / parts) {
+        errno = EINVAL; /* the region would not fit in the address space */
+        return 0;
+    }
+    return fixed + parts * part;
 }
 
 size_t rtm_mt_min_region(const char *algorithm, unsigned shards)
@@ -628,7 +645,7 @@ rtm_heap *rtm_mt_create(const char *algorithm, void *mem, size_t bytes, unsigned
     m->bytes = bytes; /* the arena, the lead to the handle included */
     m->parts = (uintptr_t)m + ctrl;
     size_t stride = (bytes - lead - ctrl) / ((size_t)shards + 1u);
-    if ((uint64_t)stride > MT_PART_MAX)
+    if (above_part_max(stride))
         stride = (size_t)MT_PART_MAX; /* the rest of the region stays unused */
     m->stride = stride & ~(size_t)(MT_LINE - 1u);
     m->salt = rtm_mt_new_salt(m);
