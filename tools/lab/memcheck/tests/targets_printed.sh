@@ -18,7 +18,7 @@ case $heading in
 *) echo "FAIL: the targets' heading does not say whose they are: '$heading'"; bad=1 ;;
 esac
 # The four lines after the heading, whatever it says.
-lines=$(printf '%s\n' "$out" | grep -A4 -i "^[^ ].*targets" | grep ' <= ' || true)
+lines=$(printf '%s\n' "$out" | grep -A4 -i -E "^([^ ].*)?targets" | grep ' <= ' || true)
 printf '%s\n' "$lines"
 # "  <what>   10.80 % <=  10.80 %  PASS": the verdict against the printed figures.
 printf '%s\n' "$lines" | awk '
