@@ -5,6 +5,8 @@
 #                          the README built and run as written
 #   deps.suite_packages    scripts/deps.sh installs, for every mode that runs
 #                          the ctest suite, what the suite needs
+#   readme.firmware        docs/FIRMWARE.md names every heap's sources and
+#                          RTM_ALGORITHMS' default count
 # The snippets are host programs built with this build's compiler and flags
 # against its libraries; cross builds leave them out (the programs would be
 # the target's), and they need the install rules for the pkg-config part.
@@ -31,3 +33,4 @@ endif()
 
 add_test(NAME deps.suite_packages
          COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/deps_suite.sh ${PROJECT_SOURCE_DIR})
+add_test(NAME readme.firmware COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/firmware_doc.sh ${PROJECT_SOURCE_DIR})

@@ -20,3 +20,6 @@ set_tests_properties(lab.memcheck.targets_printed PROPERTIES TIMEOUT 300)
 lab_expect(memcheck.misuse.zero-random-rounds 2 SAYS "--random-rounds" memcheck --random-rounds 0)
 lab_expect(memcheck.misuse.zero-pattern-rounds 2 SAYS "--pattern-rounds" memcheck --pattern-rounds 0)
 lab_expect(memcheck.misuse.absent-cpu 2 SAYS "--cpu 999 is not a CPU" memcheck --cpu 999)
+# --help names every algorithm rtm_algorithms() lists (tests/help_lists_all.sh).
+add_test(NAME lab.memcheck.help_lists_all
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/memcheck/tests/help_lists_all.sh ${rtmem_lab_exe})
