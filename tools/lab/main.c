@@ -116,8 +116,8 @@ static int checked(const char *label, int rc)
 }
 
 /* Runs the command, then makes sure its text reached standard output: a
- * report written to a full disk or a closed pipe is a failed run (status 1),
- * not status 0 (a status already non-zero is kept). */
+ * report written to a full disk is a failed run (status 1), not status 0
+ * (a status already non-zero is kept). */
 static int run_checked(size_t i, int argc, char **argv, int at)
 {
     return checked(commands[i].label, run(i, argc, argv, at));
