@@ -4,7 +4,7 @@
 #
 # `make bench` calls this after building: it runs every command of the lab
 # (BUILD_DIR/rtmem) with the profile below, chosen so that the whole run
-# takes about 10 minutes on a 2-core machine, and writes BUILD_DIR/report/:
+# takes about 11 minutes on a 2-core machine, and writes BUILD_DIR/report/:
 #
 #   <name>.txt    the command's tables (its stdout)
 #   <name>.log    its progress (stderr, also shown on the terminal)

@@ -11,20 +11,30 @@
 # tools; .ci/run fails on CI when a stage's tool is still missing after this.
 # `cross`: Debian's cross compilers (C and C++) for aarch64, armhf, s390x
 # and i686 and qemu-user-static, for scripts/test-cross.sh (`make
-# test-cross`, and the CI stage for aarch64 and armhf: docs/TESTING.md).
+# test-cross`, and the CI stage for aarch64 and armhf: docs/TESTING.md),
+# and python3-jsonschema, since it runs the same ctest suite as `build`.
 # `check`: what `build` needs, only checked and reported, never installed
 # (`make build` runs this one: installing is left to `make test`,
 # `make bench` and this script called directly).
+# `--list MODE` prints the packages MODE asks for, one a line (required
+# ones first), and changes nothing (ctest deps.suite_packages).
 set -euo pipefail
+list_only=0
+if [ "${1:-}" = --list ]; then
+  list_only=1
+  shift
+fi
 what=${1:-build}
 
 need_cmds=(cc cmake make)
 need_pkgs=(gcc cmake make)
 opt_pkgs=()
+# What the ctest suite itself needs beyond the compiler, wherever it runs
+# (make test, make test-cross): the JSON schema tests validate with
+# python3-jsonschema (scripts/validate_json.py names it when it is missing).
+suite_pkgs=(python3 python3-jsonschema)
 case "$what" in
-  # build (make test): the JSON schema tests validate with python3-jsonschema
-  # (scripts/validate_json.py names it when it is missing).
-  build) opt_pkgs=(python3 python3-jsonschema) ;;
+  build) opt_pkgs=("${suite_pkgs[@]}") ;;
   check) ;;
   # sqlite3: a real trace (scripts/trace_bench.sh) and a workload; redis-server
   # and redis-tools (redis-benchmark): the optional redis workload
@@ -33,8 +43,8 @@ case "$what" in
                sqlite3 redis-server redis-tools) ;;
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib g++-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite clang valgrind) ;;
-  cross) ;;
-  *) echo "usage: scripts/deps.sh build|bench|ci|cross|check" >&2; exit 2 ;;
+  cross) opt_pkgs=("${suite_pkgs[@]}") ;;
+  *) echo "usage: scripts/deps.sh [--list] build|bench|ci|cross|check" >&2; exit 2 ;;
 esac
 # The cross packages (scripts/test-cross.sh, `make test-cross`, the CI
 # stage): the C compilers and qemu required in cross.
@@ -89,6 +99,11 @@ keep_m32() {
   ln -s x86_64-linux-gnu/asm /usr/include/asm
   echo "deps: the cross compilers replaced gcc-multilib; restored its /usr/include/asm link for -m32" >&2
 }
+
+if [ "$list_only" = 1 ]; then
+  printf '%s\n' "${need_pkgs[@]}" "${opt_pkgs[@]}"
+  exit 0
+fi
 
 missing=()
 for i in "${!need_cmds[@]}"; do

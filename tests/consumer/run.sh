@@ -73,7 +73,8 @@ for f in include/rtmem.h include/rtmem/common.h include/rtmem/version.h include/
 done
 for f in librtmem.a librtmem.so librtmem-malloc.a librtmem-malloc.so \
          cmake/rtmem/rtmemConfig.cmake cmake/rtmem/rtmemConfigVersion.cmake \
-         cmake/rtmem/rtmemTargets.cmake pkgconfig/rtmem.pc pkgconfig/rtmem-malloc.pc; do
+         cmake/rtmem/rtmemTargets.cmake pkgconfig/rtmem.pc pkgconfig/rtmem-malloc.pc \
+         pkgconfig/rtmem-static.pc pkgconfig/rtmem-malloc-static.pc; do
   [ -e "$libdir/$f" ] || missing+=("${libdir#"$prefix"/}/$f")
 done
 if [ ${#missing[@]} -gt 0 ]; then

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "common/opts.h"
 #include "rtmem.h"
 
 typedef struct command {
@@ -73,7 +74,7 @@ static void usage(FILE *f)
                "--json - writes the JSON to stdout and the tables to stderr.\n"
                "Where each method comes from and what differs: docs/METHODS.md.\n"
                "Exit status: 0 when the measurement ran (a FAILed target included), 1 when\n"
-               "the method failed, 2 for misuse.\n");
+               "the method failed or the output could not be written, 2 for misuse.\n");
 }
 
 /* "rtmem --version": the lab's version is the library's it runs on. */
@@ -107,33 +108,48 @@ static int run(size_t i, int argc, char **argv, int at)
     return commands[i].run(argc - at, argv + at);
 }
 
+/* rc, or 1 when standard output could not be written (opts_close_stdout):
+ * also --help and --version, which a script may redirect. */
+static int checked(const char *label, int rc)
+{
+    return opts_close_stdout(label) != 0 && rc == 0 ? 1 : rc;
+}
+
+/* Runs the command, then makes sure its text reached standard output: a
+ * report written to a full disk is a failed run (status 1), not status 0
+ * (a status already non-zero is kept). */
+static int run_checked(size_t i, int argc, char **argv, int at)
+{
+    return checked(commands[i].label, run(i, argc, argv, at));
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
-        usage(stderr);
-        return 2;
+        fprintf(stderr, "rtmem: which command?\n");
+        return opts_usage_error(NULL);
     }
     const char *cmd = argv[1];
     if (is_help(cmd)) {
         usage(stdout);
-        return 0;
+        return checked(NULL, 0);
     }
     if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0)
-        return version();
+        return checked(NULL, version());
     int group_known = 0;
     for (size_t i = 0; i < NCOMMANDS; i++) {
         const command *c = &commands[i];
         if (c->group == NULL && strcmp(cmd, c->name) == 0)
-            return run(i, argc, argv, 1);
+            return run_checked(i, argc, argv, 1);
         if (c->group != NULL && strcmp(cmd, c->group) == 0) {
             group_known = 1;
             if (argc >= 3 && strcmp(argv[2], c->name) == 0)
-                return run(i, argc, argv, 2);
+                return run_checked(i, argc, argv, 2);
         }
     }
     if (group_known && argc >= 3 && is_help(argv[2])) {
         usage(stdout);
-        return 0;
+        return checked(NULL, 0);
     }
     if (group_known) {
         fprintf(stderr, "rtmem %s: %s (", cmd,
@@ -142,6 +158,5 @@ int main(int argc, char **argv)
         fprintf(stderr, ")\n");
     } else
         fprintf(stderr, "rtmem: unknown command '%s'\n", cmd);
-    usage(stderr);
-    return 2;
+    return opts_usage_error(NULL);
 }

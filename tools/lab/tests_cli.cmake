@@ -50,3 +50,12 @@ lab_expect(misuse.record.output_unwritable 2 record -o /no/such/dir/x.trace -- t
 if(RTMEM_TRACK_ASAN AND TEST lab.json_stdout.wcet)
   set_tests_properties(lab.json_stdout.wcet lab.wcet.progress PROPERTIES DISABLED TRUE)
 endif()
+# Text to a full device: status 1 and a message, for a measurement, for
+# --help and --version (tests/stdout_full.sh; rtmem-wcet's in tools/wcet).
+foreach(run "memcheck|--quick|--no-rt" "--help" "--version" "memcheck|--help")
+  string(REPLACE "|" ";" argv "${run}")
+  string(REGEX REPLACE "[^a-z]+" "-" tag "${run}")
+  add_test(NAME lab.stdout_full${tag} COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/tests/stdout_full.sh
+                                               ${rtmem_lab_exe} ${argv})
+  set_tests_properties(lab.stdout_full${tag} PROPERTIES SKIP_RETURN_CODE 77 TIMEOUT 300)
+endforeach()

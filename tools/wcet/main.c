@@ -26,7 +26,6 @@
  *    instructions is a verdict printed by report.c, never the exit status.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -65,6 +64,9 @@ typedef struct options {
     unsigned char use[AL_COUNT]; /* --allocators */
 } options;
 
+/* The name opts.c prints in messages: `rtmem wcet` runs this program. */
+#define CMD "wcet"
+
 #define MAX_TASKS (AL_COUNT * SC_COUNT * 2 * 2)
 
 static void usage(FILE *f)
@@ -98,19 +100,6 @@ static void usage(FILE *f)
         fprintf(f, "%s%s", sc % 6 == 0 ? "\n  " : " ", wcet_scenario_names[sc]);
     fprintf(f, "\nexit status: 0 counts exact and repeatable (whatever the verdict), 1 counting\n"
                "or a scenario failed or an allocator gave no rows, 2 usage error\n");
-}
-
-static int parse_ulong(const char *s, unsigned long long max, unsigned long long *out)
-{
-    char *end;
-    if (s == NULL || *s == '\0' || *s == '-')
-        return -1;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno != 0 || *end != '\0' || v > max)
-        return -1;
-    *out = v;
-    return 0;
 }
 
 static int scenario_selected(const char *only, enum wcet_scenario sc)
@@ -165,97 +154,73 @@ static int parse_allocators(const char *list, unsigned char *use)
     return any ? 0 : -1;
 }
 
-/* Returns 0, or 2 after printing the usage for misuse (-1 for --help). */
+/* The value-checked options, after opts_parse (which names the option when
+ * a value is not a number at all): 0, or -1 after saying which is wrong. */
+static int check_values(const options *o, const opt_spec *specs, size_t n, uint64_t iterations,
+                        uint64_t jobs)
+{
+    if (opts_given(specs, n, "iterations") && (iterations == 0 || iterations > 0xffffffffull)) {
+        opts_error(CMD, "--iterations: expected an integer in [1, 4294967295], got %llu",
+                   (unsigned long long)iterations);
+        return -1;
+    }
+    if (opts_given(specs, n, "jobs") && (jobs == 0 || jobs > 256)) {
+        opts_error(CMD, "--jobs: expected an integer in [1, 256], got %llu",
+                   (unsigned long long)jobs);
+        return -1;
+    }
+    if (o->only != NULL && !only_valid(o->only)) {
+        opts_error(CMD, "--only: unknown scenario in '%s' (the names are under --help)", o->only);
+        return -1;
+    }
+    /* An output it could not write is a usage error now, not after minutes
+     * of single-stepping (the lab's rule, common/opts.c, which checks --json). */
+    const char *names[] = {"trace", "csv"}, *outputs[] = {o->trace, o->csv};
+    for (size_t i = 0; i < 2; i++)
+        if (outputs[i] != NULL && strcmp(outputs[i], "-") != 0 && opts_writable(outputs[i]) != 0) {
+            opts_error(CMD, "cannot write --%s %s: %s", names[i], outputs[i], strerror(errno));
+            return -1;
+        }
+    return 0;
+}
+
+/* Returns 0, 2 after a usage error (opts_usage_error), -1 after --help. */
 static int parse_options(int argc, char **argv, options *o)
 {
-    static const struct option longs[] = {{"iterations", required_argument, NULL, 'i'},
-                                          {"seed", required_argument, NULL, 's'},
-                                          {"quick", no_argument, NULL, 'q'},
-                                          {"json", required_argument, NULL, 'j'},
-                                          {"trace", required_argument, NULL, 't'},
-                                          {"jobs", required_argument, NULL, 'J'},
-                                          {"only", required_argument, NULL, 'o'},
-                                          {"help", no_argument, NULL, 'h'},
-                                          {"csv", required_argument, NULL, 'c'},
-                                          {"allocators", required_argument, NULL, 'a'},
-                                          {NULL, 0, NULL, 0}};
-    unsigned long long v, iterations = 0;
-    int have_iterations = 0, c;
+    const char *allocators = NULL;
+    uint64_t iterations = 0, jobs = 0;
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     memset(o, 0, sizeof *o);
     o->cfg.seed = 1;
-    o->jobs = cpus > 0 ? (unsigned)cpus : 1u;
+    opt_spec specs[] = {
+        {"iterations", OPT_U64, &iterations, 0},
+        {"seed", OPT_U64, &o->cfg.seed, 0},
+        {"quick", OPT_FLAG, &o->cfg.quick, 0},
+        {"json", OPT_STR, &o->json, 0},
+        {"trace", OPT_STR, &o->trace, 0},
+        {"csv", OPT_STR, &o->csv, 0},
+        {"jobs", OPT_U64, &jobs, 0},
+        {"only", OPT_STR, &o->only, 0},
+        {"allocators", OPT_STR, &allocators, 0},
+    };
+    size_t n = sizeof specs / sizeof specs[0];
+    argv[0] = (char *)CMD; /* opts.c names the command by argv[0] */
+    int rc = opts_parse_or_exit(argc, argv, specs, n, usage);
+    if (rc != OPTS_GO_ON)
+        return rc == 0 ? -1 : rc;
+    if (check_values(o, specs, n, iterations, jobs) != 0)
+        return opts_usage_error(CMD);
     memset(o->use, 1, sizeof o->use);
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, "", longs, NULL)) != -1) {
-        switch (c) {
-        case 'i':
-            if (parse_ulong(optarg, 0xffffffffull, &v) != 0)
-                goto bad;
-            iterations = v;
-            have_iterations = 1;
-            break;
-        case 's':
-            if (parse_ulong(optarg, ~0ull, &v) != 0)
-                goto bad;
-            o->cfg.seed = v;
-            break;
-        case 'q':
-            o->cfg.quick = 1;
-            break;
-        case 'j':
-            o->json = optarg;
-            /* "--json -": the JSON alone on stdout, the tables on stderr. */
-            if (strcmp(optarg, "-") == 0 && json_claim_stdout() != 0)
-                goto bad;
-            break;
-        case 't':
-            o->trace = optarg;
-            break;
-        case 'c':
-            o->csv = optarg;
-            break;
-        case 'J':
-            if (parse_ulong(optarg, 256, &v) != 0 || v == 0)
-                goto bad;
-            o->jobs = (unsigned)v;
-            break;
-        case 'o':
-            if (!only_valid(optarg))
-                goto bad;
-            o->only = optarg;
-            break;
-        case 'a':
-            if (parse_allocators(optarg, o->use) != 0)
-                goto bad;
-            break;
-        case 'h':
-            usage(stdout);
-            return -1;
-        default:
-            goto bad;
-        }
+    if (allocators != NULL && parse_allocators(allocators, o->use) != 0) {
+        opts_error(CMD, "--allocators: unknown or empty list '%s' (the names are under --help)",
+                   allocators);
+        return opts_usage_error(CMD);
     }
-    if (optind != argc)
-        goto bad;
-    /* An output it could not write is a usage error now, not after minutes
-     * of single-stepping (the lab's rule, common/opts.c). */
-    const char *outputs[] = {o->json, o->trace, o->csv};
-    for (size_t i = 0; i < sizeof outputs / sizeof outputs[0]; i++)
-        if (outputs[i] != NULL && strcmp(outputs[i], "-") != 0 && opts_writable(outputs[i]) != 0) {
-            fprintf(stderr, "rtmem-wcet: cannot write %s: %s\n", outputs[i], strerror(errno));
-            usage(stderr);
-            return 2;
-        }
-    o->cfg.iterations = have_iterations ? (unsigned long)iterations : o->cfg.quick ? 200 : 1000;
+    o->jobs = jobs != 0 ? (unsigned)jobs : cpus > 0 ? (unsigned)cpus : 1u;
+    o->cfg.iterations = iterations != 0 ? (unsigned long)iterations : o->cfg.quick ? 200 : 1000;
     o->cfg.class_top_log2 = o->cfg.quick ? 20 : 31;
     o->cfg.per_octave = o->cfg.quick ? 4 : 32;
     return 0;
-bad:
-    fprintf(stderr, "rtmem-wcet: bad option or argument: %s\n",
-            optind > 0 && optind <= argc ? argv[optind - 1] : "?");
-    usage(stderr);
-    return 2;
 }
 
 /* The class grid maps its blocks as address space only; where the kernel
@@ -610,7 +575,7 @@ static void print_header(const options *o, const machine *m)
     fflush(stdout);
 }
 
-int main(int argc, char **argv)
+static int count_main(int argc, char **argv)
 {
     options o;
     static task tasks[MAX_TASKS];
@@ -680,4 +645,16 @@ int main(int argc, char **argv)
     for (size_t i = 0; i < n; i++)
         wcet_result_free(&tasks[i].res);
     return repeat_ok && written && present ? 0 : 1;
+}
+
+/* The report on standard output must have reached it: a full device or a
+ * failed write is status 1 with a message, as for every lab command
+ * (opts_close_stdout; main.c of the lab does the same for the others). */
+int main(int argc, char **argv)
+{
+    int replay = argc > 1 && strcmp(argv[1], "replay") == 0;
+    int rc = count_main(argc, argv);
+    if (opts_close_stdout(replay ? "wcet replay" : CMD) != 0 && rc == 0)
+        rc = 1;
+    return rc;
 }

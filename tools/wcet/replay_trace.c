@@ -30,6 +30,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/opts.h"
 #include "trace/replay.h"
 #include "rtmem.h"
 #include "trace/trace_read.h"
@@ -348,15 +349,13 @@ int wcet_replay_main(int argc, char **argv, const char *library_files)
         case 'r':
             if (parse_u64(optarg, &o.region, 1) != 0 || o.region < 4096) {
                 fprintf(stderr, "rtmem-wcet replay: bad --region '%s'\n", optarg);
-                usage(stderr);
-                return 2;
+                return opts_usage_error("wcet replay");
             }
             break;
         case 'l':
             if (parse_u64(optarg, &o.limit, 0) != 0 || o.limit == 0) {
                 fprintf(stderr, "rtmem-wcet replay: --limit must be a number >= 1\n");
-                usage(stderr);
-                return 2;
+                return opts_usage_error("wcet replay");
             }
             break;
         case 'c':
@@ -366,14 +365,12 @@ int wcet_replay_main(int argc, char **argv, const char *library_files)
             usage(stdout);
             return 0;
         default:
-            usage(stderr);
-            return 2;
+            return opts_usage_error("wcet replay");
         }
     }
     if (optind + 1 != argc) {
         fprintf(stderr, "rtmem-wcet replay: exactly one trace FILE\n");
-        usage(stderr);
-        return 2;
+        return opts_usage_error("wcet replay");
     }
     o.file = argv[optind];
     /* The allocators, checked before anything runs. */
@@ -394,15 +391,13 @@ int wcet_replay_main(int argc, char **argv, const char *library_files)
         if (!valid_allocator(p) || nn == 64) {
             fprintf(stderr, "rtmem-wcet replay: unknown allocator '%s' (rtm heap names, glibc)\n",
                     p);
-            usage(stderr);
-            return 2;
+            return opts_usage_error("wcet replay");
         }
         names[nn++] = p;
     }
     if (nn == 0) {
         fprintf(stderr, "rtmem-wcet replay: --allocators is empty\n");
-        usage(stderr);
-        return 2;
+        return opts_usage_error("wcet replay");
     }
     char err[512];
     if (wcet_symbols_load(library_files, err, sizeof err) != 0) {

@@ -28,6 +28,29 @@ void opts_error(const char *cmd, const char *fmt, ...)
     fputc('\n', stderr);
 }
 
+int opts_usage_error(const char *cmd)
+{
+    fprintf(stderr, "Try 'rtmem%s%s --help'.\n", cmd != NULL ? " " : "", cmd != NULL ? cmd : "");
+    return 2;
+}
+
+int opts_close_stdout(const char *cmd)
+{
+    /* fflush reports a write that fails now; ferror one that failed in an
+     * earlier, automatic flush (a full buffer), whose errno is gone. */
+    errno = 0;
+    int bad = fflush(stdout) != 0;
+    int err = errno;
+    if (ferror(stdout))
+        bad = 1;
+    if (!bad)
+        return 0;
+    fprintf(stderr, "rtmem%s%s: standard output: %s\n", cmd != NULL ? " " : "",
+            cmd != NULL ? cmd : "",
+            err != 0 ? strerror(err) : "a write failed, the output is incomplete");
+    return -1;
+}
+
 static int parse_u64(const char *text, uint64_t *out, char **end)
 {
     if (text[0] < '0' || text[0] > '9')
@@ -126,6 +149,16 @@ static opt_spec *find(opt_spec *specs, size_t n, const char *name, size_t len)
     return NULL;
 }
 
+/* What each kind accepts, for the message naming a bad value. */
+static const char *const expected[] = {
+    [OPT_U64] = "an unsigned decimal integer",
+    [OPT_SIZE] = "a size in bytes (123, 64k, 2m, 1g)",
+    [OPT_I64] = "a decimal integer",
+    [OPT_DBL] = "a number",
+    [OPT_STR] = "a text",
+    [OPT_FLAG] = "no value",
+};
+
 /* Handles argv[*i]; advances *i past a separate value. */
 static int parse_one(const char *cmd, int argc, char **argv, int *i, opt_spec *specs, size_t n)
 {
@@ -155,7 +188,7 @@ static int parse_one(const char *cmd, int argc, char **argv, int *i, opt_spec *s
         value = argv[++*i];
     }
     if (store(s, value != NULL ? value : "") != 0) {
-        opts_error(cmd, "bad value '%s' for '--%s'", value, s->name);
+        opts_error(cmd, "--%s: expected %s, got '%s'", s->name, expected[s->kind], value);
         return OPTS_BAD;
     }
     s->set = 1;
@@ -251,10 +284,8 @@ int opts_parse_or_exit(int argc, char **argv, opt_spec *specs, size_t nspecs, vo
         usage(stdout);
         return 0;
     }
-    if (r == OPTS_BAD) {
-        usage(stderr);
-        return 2;
-    }
+    if (r == OPTS_BAD)
+        return opts_usage_error(argv[0]);
     return OPTS_GO_ON;
 }
 

@@ -4,8 +4,9 @@
  *
  * Each subcommand describes its options in an array of opt_spec; one parser
  * reads "--name value", "--name=value" and flags, and says precisely what
- * was wrong. Misuse is exit status 2 with the usage on stderr, --help the
- * usage on stdout and status 0: the caller does that from the return value.
+ * was wrong. Misuse is exit status 2 with that one message and a pointer to
+ * --help on stderr (opts_usage_error), --help the usage on stdout and status
+ * 0: the caller does that from the return value.
  */
 #ifndef RTM_BENCH_OPTS_H
 #define RTM_BENCH_OPTS_H
@@ -40,7 +41,7 @@ enum { OPTS_GO_ON = -1 }; /* opts_parse_or_exit: the command goes on */
 int opts_parse(int argc, char **argv, opt_spec *specs, size_t nspecs);
 
 /* The prologue commands share: opts_parse(), then for --help the usage on
- * stdout and exit status 0, for misuse the usage on stderr and 2. Returns
+ * stdout and exit status 0, for misuse opts_usage_error() and 2. Returns
  * OPTS_GO_ON when the command goes on, else the status to exit with:
  *     int rc = opts_parse_or_exit(argc, argv, specs, n, usage);
  *     if (rc != OPTS_GO_ON)
@@ -62,5 +63,17 @@ int opts_parse_size(const char *text, uint64_t *out);
 
 /* Prints "rtmem <cmd>: <message>" to stderr. */
 void opts_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The end of every usage error, after its message (opts_error): the line
+ * "Try 'rtmem <cmd> --help'." on stderr, not the whole usage, which would
+ * bury the one line that says what was wrong. cmd is the command's label
+ * ("bench random"), NULL for rtmem itself. Returns 2, the misuse status. */
+int opts_usage_error(const char *cmd);
+
+/* Standard output at exit: flushes it and returns 0, or prints why it could
+ * not be written ("rtmem <cmd>: standard output: No space left on device")
+ * and returns -1. A report that never reached its file must not end in
+ * status 0; the callers make it status 1. cmd as for opts_usage_error. */
+int opts_close_stdout(const char *cmd);
 
 #endif /* RTM_BENCH_OPTS_H */

@@ -26,6 +26,16 @@ static int last_allowed_cpu(void)
     return -1;
 }
 
+int rt_cpu_usable(int64_t cpu)
+{
+    cpu_set_t set;
+    if (cpu == -1)
+        return 1;
+    if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof set, &set) != 0)
+        return 0;
+    return CPU_ISSET((size_t)cpu, &set) != 0;
+}
+
 static int pin(int cpu)
 {
     cpu_set_t set;

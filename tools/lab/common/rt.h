@@ -15,4 +15,10 @@
  * skips everything and says so. */
 void rt_setup(int enabled, int64_t cpu, char *note, size_t n);
 
+/* Whether --cpu cpu names a CPU this process may run on (-1, "the default",
+ * counts as one). A command checks it with its options: pinning to a CPU
+ * that is not there would only be "not permitted" in the report, and the
+ * run would measure on some other CPU than the one asked for. */
+int rt_cpu_usable(int64_t cpu);
+
 #endif /* RTM_BENCH_RT_H */

@@ -132,7 +132,7 @@ static size_t select_tests(const char *list, pick *picks)
 
 /* --- options ---------------------------------------------------------------------- */
 
-static int validate(const lat_opts *o, const cpu_set_t *allowed)
+static int validate(const lat_opts *o)
 {
     if (o->iterations == 0 || o->iterations > 10000000u) {
         opts_error("latency", "--iterations must be in [1, 10000000]");
@@ -150,8 +150,7 @@ static int validate(const lat_opts *o, const cpu_set_t *allowed)
         opts_error("latency", "--buckets must be in [1, %u]", LAT_MAX_BUCKETS - 1u);
         return -1;
     }
-    if (o->cpu != -1 &&
-        (o->cpu < 0 || o->cpu >= CPU_SETSIZE || !CPU_ISSET((size_t)o->cpu, allowed))) {
+    if (!rt_cpu_usable(o->cpu)) {
         opts_error("latency", "--cpu %lld is not a CPU this process may use", (long long)o->cpu);
         return -1;
     }
@@ -223,6 +222,7 @@ static void setup(const lat_opts *o, lat_env *e, char *note, size_t n)
     e->cpu = o->cpu >= 0 ? (int)o->cpu : last_cpu(&e->allowed, -1);
     e->other_cpu = last_cpu(&e->allowed, e->cpu);
     rt_setup(!o->no_rt, e->cpu, base, sizeof base);
+    e->no_rt = o->no_rt;
     e->fifo = !o->no_rt && lat_fifo_permitted();
     long rt = rt_runtime_us();
     char throttle[96];
@@ -232,8 +232,11 @@ static void setup(const lat_opts *o, lat_env *e, char *note, size_t n)
         snprintf(throttle, sizeof throttle, "RT throttling %ld us per s", rt);
     else
         snprintf(throttle, sizeof throttle, "RT throttling unknown");
-    snprintf(note, n, "%s; test threads: %s; %s", base,
-             o->no_rt  ? "SCHED_OTHER (--no-rt)"
+    /* rt_setup's note is about this main thread; the test threads are
+     * pinned as each test's placement line says, --no-rt or not. */
+    snprintf(note, n, "main thread: %s; test threads: %s, each placed on CPUs as its test says; %s",
+             base,
+             o->no_rt  ? "SCHED_OTHER (--no-rt: task switch skipped, PI not judged)"
              : e->fifo ? "SCHED_FIFO 40/50/60 ok"
                        : "SCHED_FIFO not permitted, running as SCHED_OTHER (task switch "
                          "skipped, PI not judged)",
@@ -281,9 +284,8 @@ int latency_main(int argc, char **argv)
         CPU_ZERO(&e.allowed);
     static pick picks[MAX_TESTS];
     size_t np = 0;
-    if (validate(&o, &e.allowed) != 0 || (np = select_tests(o.tests, picks)) == 0) {
-        usage(stderr);
-        return 2;
+    if (validate(&o) != 0 || (np = select_tests(o.tests, picks)) == 0) {
+        return opts_usage_error("latency");
     }
     e.iterations = o.iterations;
     e.timeout_ns = o.timeout_ms * UINT64_C(1000000);

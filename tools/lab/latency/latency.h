@@ -89,6 +89,7 @@ typedef struct lat_test {
 typedef struct lat_env {
     bench_clock clk;
     int fifo;              /* threads get SCHED_FIFO (tested, not assumed)      */
+    int no_rt;             /* --no-rt: SCHED_FIFO not asked for (fifo is 0)     */
     int cpu;               /* the CPU of the one-CPU tests                      */
     int other_cpu;         /* a second allowed CPU for SMP tests, or -1         */
     cpu_set_t allowed;     /* CPUs allowed at start (the no-affinity tests)     */
@@ -139,6 +140,15 @@ cpu_set_t lat_one_cpu(int cpu);
 int lat_set_prio(pthread_t tid, int prio);
 /* Whether SCHED_FIFO threads can be created here (tries one). */
 int lat_fifo_permitted(void);
+/* A test's policy as its placement line says it: "SCHED_FIFO " and the
+ * priorities (fmt, printf-style: "waiter %d, giver %d"), or the SCHED_OTHER
+ * the threads really got and why (--no-rt, or SCHED_FIFO not permitted),
+ * without priorities, which SCHED_OTHER does not have. */
+void lat_policy(const lat_env *e, char *buf, size_t n, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Why the threads have no SCHED_FIFO: "not asked for: --no-rt" or "not
+ * permitted here". */
+const char *lat_no_fifo_why(const lat_env *e);
 /* CLOCK_MONOTONIC / CLOCK_REALTIME deadline timeout_ns from now. */
 struct timespec lat_deadline(clockid_t clock, uint64_t timeout_ns);
 /* Busy-waits ns nanoseconds (the medium spinner, the SMP settle). */

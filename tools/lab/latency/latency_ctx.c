@@ -322,22 +322,22 @@ static void *giver_main(void *arg)
 
 static void placement(const ctx_def *d, const lat_env *e, cpu_set_t *w, cpu_set_t *g, lat_test *t)
 {
-    const char *pol = e->fifo ? "SCHED_FIFO" : "SCHED_OTHER (FIFO not permitted)";
+    char pol[64];
+    lat_policy(e, pol, sizeof pol, "waiter %d, giver %d", LAT_PRIO_HIGH, LAT_PRIO_MID);
+    /* The test threads are placed as below with or without --no-rt, which
+     * leaves only the main thread unpinned. */
     if (d->pl == ONE_CPU) {
         *w = *g = lat_one_cpu(e->cpu);
-        snprintf(t->placement, sizeof t->placement, "both on CPU %d; %s waiter %d, giver %d",
-                 e->cpu, pol, LAT_PRIO_HIGH, LAT_PRIO_MID);
+        snprintf(t->placement, sizeof t->placement, "both on CPU %d; %s", e->cpu, pol);
     } else if (d->pl == SMP_PINNED) {
         *w = lat_one_cpu(e->cpu);
         *g = lat_one_cpu(e->other_cpu);
-        snprintf(t->placement, sizeof t->placement,
-                 "waiter pinned to CPU %d, giver to CPU %d; %s waiter %d, giver %d", e->cpu,
-                 e->other_cpu, pol, LAT_PRIO_HIGH, LAT_PRIO_MID);
+        snprintf(t->placement, sizeof t->placement, "waiter pinned to CPU %d, giver to CPU %d; %s",
+                 e->cpu, e->other_cpu, pol);
     } else {
         *w = *g = e->allowed;
-        snprintf(t->placement, sizeof t->placement,
-                 "no affinity (any of %d CPUs); %s waiter %d, giver %d", CPU_COUNT(&e->allowed),
-                 pol, LAT_PRIO_HIGH, LAT_PRIO_MID);
+        snprintf(t->placement, sizeof t->placement, "no affinity (any of %d CPUs); %s",
+                 CPU_COUNT(&e->allowed), pol);
     }
 }
 
@@ -528,11 +528,12 @@ static void *task1_main(void *arg)
 
 static void run_taskswitch(const lat_env *e, lat_test *t)
 {
-    snprintf(t->placement, sizeof t->placement,
-             "both on CPU %d; SCHED_FIFO Task1 %d, Task2 %d <-> %d", e->cpu, LAT_PRIO_MID,
-             LAT_PRIO_HIGH, LAT_PRIO_LOW);
+    char pol[64];
+    lat_policy(e, pol, sizeof pol, "Task1 %d, Task2 %d <-> %d", LAT_PRIO_MID, LAT_PRIO_HIGH,
+               LAT_PRIO_LOW);
+    snprintf(t->placement, sizeof t->placement, "both on CPU %d; %s", e->cpu, pol);
     if (!e->fifo) {
-        lat_fail(t, LAB_SKIPPED, "needs SCHED_FIFO (not permitted here)");
+        lat_fail(t, LAB_SKIPPED, "needs SCHED_FIFO (%s)", lat_no_fifo_why(e));
         return;
     }
     static taskswitch s;

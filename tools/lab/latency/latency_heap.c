@@ -341,14 +341,17 @@ static void start_threads(contest *c, lat_thread th[3])
 
 static void describe(const lat_env *e, run_kind k, lat_test *t)
 {
-    const char *pol = e->fifo ? "SCHED_FIFO" : "SCHED_OTHER (FIFO not permitted)";
+    char pol[64];
     if (k == HANDOVER)
-        snprintf(t->placement, sizeof t->placement, "all on CPU %d; %s H %d, L %d", e->cpu, pol,
-                 LAT_PRIO_HIGH, LAT_PRIO_LOW);
+        lat_policy(e, pol, sizeof pol, "H %d, L %d", LAT_PRIO_HIGH, LAT_PRIO_LOW);
     else
-        snprintf(t->placement, sizeof t->placement,
-                 "all on CPU %d; %s H %d, M %d (spins %.0f us), L %d", e->cpu, pol, LAT_PRIO_HIGH,
-                 LAT_PRIO_MID, (double)e->spin_ns / 1000.0, LAT_PRIO_LOW);
+        lat_policy(e, pol, sizeof pol, "H %d, M %d, L %d", LAT_PRIO_HIGH, LAT_PRIO_MID,
+                   LAT_PRIO_LOW);
+    if (k == HANDOVER)
+        snprintf(t->placement, sizeof t->placement, "all on CPU %d; %s", e->cpu, pol);
+    else
+        snprintf(t->placement, sizeof t->placement, "all on CPU %d; %s; M spins %.0f us", e->cpu,
+                 pol, (double)e->spin_ns / 1000.0);
     t->primitive = k == NOPI_SPIN ? "heap behind a PTHREAD_PRIO_NONE mutex (control)"
                                   : "locked rtm heap, PTHREAD_PRIO_INHERIT mutex";
     t->measures = k == HANDOVER ? "L releases the heap lock (T1) -> H returns from rtm_alloc (T2)"

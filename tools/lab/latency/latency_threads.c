@@ -31,6 +31,7 @@
  * in the pauses, and no throttling lands in a measurement.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -159,6 +160,25 @@ int lat_fifo_permitted(void)
         return 0;
     lat_thread_join(&t, 0);
     return 1;
+}
+
+const char *lat_no_fifo_why(const lat_env *e)
+{
+    return e->no_rt ? "not asked for: --no-rt" : "not permitted here";
+}
+
+void lat_policy(const lat_env *e, char *buf, size_t n, const char *fmt, ...)
+{
+    if (!e->fifo) {
+        snprintf(buf, n, "SCHED_OTHER (SCHED_FIFO %s)", lat_no_fifo_why(e));
+        return;
+    }
+    int used = snprintf(buf, n, "SCHED_FIFO ");
+    va_list ap;
+    va_start(ap, fmt);
+    if (used > 0 && (size_t)used < n)
+        vsnprintf(buf + used, n - (size_t)used, fmt, ap);
+    va_end(ap);
 }
 
 struct timespec lat_deadline(clockid_t clock, uint64_t timeout_ns)

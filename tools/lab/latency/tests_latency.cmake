@@ -123,8 +123,11 @@ lab_expect(latency.subset 0 latency --iterations 50 --tests bmCtxTaskSwitch,Heap
 # A lost wakeup (the 3rd give dropped) fails the test within its timeout: exit 1, no hang.
 lab_expect(latency.lost-wakeup 1 latency --iterations 10 --tests bmCtxSemUnpend
            --timeout-ms 100 --drop-give 3)
+# --no-rt's report says what happened (tests/no_rt_says.sh).
+add_test(NAME lab.latency.no-rt-says
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/latency/tests/no_rt_says.sh ${rtmem_lab_exe})
 set_tests_properties(lab.latency.quick-json lab.latency.no-rt lab.latency.subset
-                     lab.latency.lost-wakeup PROPERTIES TIMEOUT 120)
+                     lab.latency.lost-wakeup lab.latency.no-rt-says PROPERTIES TIMEOUT 120)
 
 lab_expect(help.latency 0 latency --help)
 lab_expect(latency.misuse.unknown-option 2 latency --bogus)

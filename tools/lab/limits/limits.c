@@ -493,8 +493,7 @@ int limits_main(int argc, char **argv)
     if (r == OPTS_BAD || validate(&o) != 0 ||
         (o.child_largest == NULL && o.child_time == NULL &&
          (nrows = parse_allocators(o.allocators, o.region, rows)) == 0)) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     if (o.child_largest != NULL || o.child_time != NULL)
         return limits_child(&o);

@@ -136,7 +136,7 @@ mc_overall mc_overall_of(const mc_phase *ph);
 /* Prints a phase in Xenomai's memcheck layout: legend, four sorted views, overall. */
 void mc_print_phase(const mc_phase *ph, const char *algorithm, int64_t max_results);
 /* Prints one heap's summary: arenas, overall blocks, published figures,
- * limits, targets (TLSF's, from the issue), failures. */
+ * limits, targets (rtmem's, for its TLSF), failures. */
 void mc_print_summary(const mc_params *p, const mc_result *r, const char *setup_note,
                       const char *clock_note);
 /* Prints every heap's overall figures in one table beside the published

@@ -30,6 +30,7 @@
 #include "common/aut.h"
 #include "common/clock.h"
 #include "common/opts.h"
+#include "common/rt.h"
 #include "random/random.h"
 #include "random/random_sweep.h"
 #include "common/spawn.h"
@@ -137,8 +138,9 @@ static int validate(const random_opts *o)
         opts_error("bench random", "--clock must be tsc or monotonic");
         return -1;
     }
-    if (o->cpu >= CPU_SETSIZE) {
-        opts_error("bench random", "--cpu must be below %d", CPU_SETSIZE);
+    if (!rt_cpu_usable(o->cpu)) {
+        opts_error("bench random", "--cpu %lld is not a CPU this process may use",
+                   (long long)o->cpu);
         return -1;
     }
     return 0;
@@ -438,8 +440,7 @@ int random_main(int argc, char **argv)
     size_t nrows = 0;
     if (validate(&o) != 0 || validate_mode(&o, specs, ns) != 0 ||
         (o.child == NULL && (nrows = random_parse_allocators(o.allocators, rows)) == 0)) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error("bench random");
     }
     if (o.child != NULL && o.child_grow != NULL)
         return random_grow_child(&o);

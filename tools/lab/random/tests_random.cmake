@@ -19,7 +19,8 @@ set_tests_properties(lab.random.sweep.refusals PROPERTIES
   PASS_REGULAR_EXPRESSION "tlsf: allocations refused in 2 windows: x=2048: [0-9]+ in 1 round; x=4096"
   FAIL_REGULAR_EXPRESSION "expected 0")
 
-# Misuse of the sweep's options: message and usage on stderr, exit 2.
+# Misuse of the sweep's options: the message and the --help pointer on
+# stderr, exit 2.
 lab_expect(misuse.random.sweep-step-zero 2 bench random --sweep --sweep-step 0)
 lab_expect(misuse.random.sweep-step-off-granule 2 bench random --sweep --sweep-step 100)
 lab_expect(misuse.random.sweep-step-without-sweep 2 bench random --sweep-step 64)
@@ -35,6 +36,8 @@ lab_expect(misuse.random.sweep-max-too-large 2 bench random --sweep --sweep-max 
 lab_expect(misuse.random.sweep-flag-with-value 2 bench random --sweep=1)
 lab_expect(misuse.random.sweep-unknown-allocator 2 bench random --sweep --allocators tlsf,nosuch)
 lab_expect(misuse.random.cpu-out-of-range 2 bench random --cpu 100000)
+# A CPU below CPU_SETSIZE that this process may not use: it used to run.
+lab_expect(misuse.random.cpu-not-allowed 2 SAYS "--cpu 999 is not a CPU" bench random --cpu 999)
 
 # Unit test of the sweep's pure functions (windows, seeds, option rules,
 # table rows, per-window and per-curve statistics).

@@ -393,15 +393,13 @@ int threads_main(int argc, char **argv)
     memset(&b, 0, sizeof b);
     b.o = &o;
     if (validate(&o) != 0 || (o.child == NULL && parse_allocators(o.allocators, &b) != 0)) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     if (o.child != NULL) {
         if (o.child_bench == NULL || o.child_threads == 0 || o.child_threads > TR_MAX_THREADS) {
             opts_error(CMD, "--child needs --child-bench and --child-threads in [1, %d]",
                        TR_MAX_THREADS);
-            usage(stderr);
-            return 2;
+            return opts_usage_error(CMD);
         }
         return threads_child(&o);
     }

@@ -396,8 +396,7 @@ int fit_main(int argc, char **argv)
         rc = OPTS_BAD;
     }
     if (rc != OPTS_OK || parse_algs(o.algorithms, rows, &n) != 0) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     if (o.quick && !specs[2].set)
         o.limit = QUICK_LIMIT;

@@ -165,19 +165,16 @@ int record_main(int argc, char **argv)
         opts_error(CMD, "%s: %s", argv[i],
                    argv[i][1] == 'o' || strncmp(argv[i], "--output", 8) == 0 ? "needs a FILE"
                                                                              : "unknown option");
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     if (prog_at >= argc || out[0] == '\0') {
         opts_error(CMD, out[0] == '\0' ? "empty output name" : "no PROGRAM given");
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     /* Before the program runs: a recording that cannot be kept is misuse. */
     if (opts_writable(out) != 0) {
         opts_error(CMD, "cannot write %s: %s", out, strerror(errno));
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     char lib[PATH_MAX + 32], file[PATH_MAX + 32];
     if (locate_lib(lib, sizeof lib) != 0) {

@@ -254,8 +254,7 @@ static int run(replay_opts *o)
     b.o = o;
     if (parse_allocators(&b,
                          o->allocators != NULL ? o->allocators : default_allocators(o->quick))) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     if (trace_cli_load(CMD, o->file, &b.t) != 0)
         return 1;
@@ -356,8 +355,7 @@ int replay_main(int argc, char **argv)
     if (rc == OPTS_OK && o.wcet && o.child == NULL && wcet_misuse(&o) != 0)
         rc = OPTS_BAD;
     if (rc != OPTS_OK) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     if (o.quick && !specs[4].set)
         o.limit = QUICK_LIMIT;

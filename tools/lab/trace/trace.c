@@ -193,8 +193,7 @@ int trace_main(int argc, char **argv)
     if (!is_stats && !is_dump) {
         opts_error(cmd, argc < 2 ? "which? (stats or dump)" : "unknown subcommand '%s'",
                    argc < 2 ? "" : argv[1]);
-        usage(stderr);
-        return 2;
+        return opts_usage_error(argv[0]);
     }
     argc--;
     argv++;
@@ -214,8 +213,7 @@ int trace_main(int argc, char **argv)
         opts_error(cmd, "--%s belongs to trace %s", is_stats ? "limit" : "json",
                    is_stats ? "dump" : "stats");
     if (rc != OPTS_OK || path == NULL || (is_stats && specs[1].set) || (is_dump && specs[0].set)) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error(argv[0]);
     }
     trace t;
     if (trace_cli_load(cmd, path, &t) != 0)

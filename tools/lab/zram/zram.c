@@ -22,6 +22,7 @@
 #include "common/clock.h"
 #include "commands.h"
 #include "common/opts.h"
+#include "common/rt.h"
 #include "common/result_line.h"
 #include "rtmem.h"
 #include "rtmem/zsmalloc.h"
@@ -356,8 +357,9 @@ static int validate(const zram_opts *o)
         snprintf(why, sizeof why, "--runs must be in [1, %u]", ZRAM_MAX_RUNS);
     else if (strcmp(o->clock, "tsc") != 0 && strcmp(o->clock, "monotonic") != 0)
         snprintf(why, sizeof why, "--clock must be tsc or monotonic");
-    else if (o->cpu >= CPU_SETSIZE)
-        snprintf(why, sizeof why, "--cpu must be below %d", CPU_SETSIZE);
+    else if (!rt_cpu_usable(o->cpu))
+        snprintf(why, sizeof why, "--cpu %lld is not a CPU this process may use",
+                 (long long)o->cpu);
     else if (sweep_check(o->sweep_step, o->sweep_max, o->iterations, o->slots, why, sizeof why) ==
              0)
         return 0;
@@ -413,8 +415,7 @@ int zram_main(int argc, char **argv)
     apply_profile(&o, specs, ns);
     s.o = &o;
     if (validate(&o) != 0 || (o.child == NULL && parse_allocators(&s, o.allocators) != 0)) {
-        usage(stderr);
-        return 2;
+        return opts_usage_error(CMD);
     }
     o.region = region_bytes(&o, specs, ns);
     if (o.child != NULL)
