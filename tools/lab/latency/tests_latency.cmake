@@ -13,7 +13,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   set(names bmCtxSemPend bmCtxSemUnpend bmCtxMsgQPend bmCtxMsgQUnpend bmCtxEventPend
             bmCtxEventUnpend bmCtxTaskSwitch CtxSmpAffinitySemUnPend CtxSmpAffinityMsgQUnPend
             CtxSmpNoAffinitySemUnPend CtxSmpNoAffinityMsgQUnPend HeapLockHandover
-            HeapPiSpinnerWait HeapNoPiSpinnerWait)
+            HeapPiSpinnerWait HeapNoPiSpinnerWait HeapContendedLocked HeapContendedMt)
   execute_process(COMMAND ${EXE} latency --quick --json ${OUT} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT "${rc}" STREQUAL "0")
@@ -123,8 +123,14 @@ lab_expect(latency.subset 0 latency --iterations 50 --tests bmCtxTaskSwitch,Heap
 # A lost wakeup (the 3rd give dropped) fails the test within its timeout: exit 1, no hang.
 lab_expect(latency.lost-wakeup 1 latency --iterations 10 --tests bmCtxSemUnpend
            --timeout-ms 100 --drop-give 3)
+# The contended runs, locked and mt heaps: both run cleanly (each fails when
+# its heap is not sound and empty at the end, an allocation was refused or a
+# thread could not attach) and the report compares H's worst calls.
+add_test(NAME lab.latency.contended
+         COMMAND sh -c "\"$0\" latency --quick --tests HeapContendedLocked,HeapContendedMt | grep -q 'contended heap (HeapContended\\*): H.s worst call .* locked / mt = '"
+                 ${rtmem_lab_exe})
 set_tests_properties(lab.latency.quick-json lab.latency.no-rt lab.latency.subset
-                     lab.latency.lost-wakeup PROPERTIES TIMEOUT 120)
+                     lab.latency.lost-wakeup lab.latency.contended PROPERTIES TIMEOUT 120)
 
 lab_expect(help.latency 0 latency --help)
 lab_expect(latency.misuse.unknown-option 2 latency --bogus)
