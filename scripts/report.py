@@ -727,6 +727,13 @@ def threads_section(run, sec, out, names, stem="bench_threads"):
              (fmt(p.get("ntimes"), 9), fmt(p.get("rounds"), 9), fmt(p.get("pc_blocks"), 9),
               esc(", ".join(str(t) for t in p.get("threads", []))), fmt(p.get("runs"), 9),
               " (quick profile)" if p.get("quick") else "", esc(doc.get("rt_setup", ""))))
+    mt = [a.get("name") for a in allocs if a.get("kind") == "mt"]
+    if mt:
+        sec.para("%s: rtmem's multi-threaded heap (rtm_mt_create), one shard per thread of the "
+                 "run, each thread attached at its start: no lock on an attached thread's own "
+                 "calls, wait-free remote frees. Its targets at 2 threads, against the same "
+                 "algorithm behind a lock and against mimalloc, are among the verdicts below."
+                 % esc(", ".join(mt)))
     if PLT is not None and allocs:
         threads_chart(sec, out, allocs, names, stem)
     rows = []
@@ -971,8 +978,10 @@ def latency_section(run, sec, out, names):
         return
     tests = [t for t in doc.get("tests", []) if isinstance(t, dict)]
     p = doc.get("params", {})
-    sec.para("The VxWorks bmCtx* context-switch tests and the locked heap's priority-inheritance "
-             "handover: %s iterations per test%s, SCHED_FIFO %s. %s" %
+    sec.para("The VxWorks bmCtx* context-switch tests, the locked heap's priority-inheritance "
+             "handover, and a high-priority thread's worst call while two lower-priority "
+             "threads hammer the same heap (HeapContendedLocked: one PI lock; HeapContendedMt: "
+             "the mt heap, a shard per thread): %s iterations per test%s, SCHED_FIFO %s. %s" %
              (fmt(p.get("iterations"), 9), " (quick profile)" if p.get("quick") else "",
               "on" if doc.get("fifo") else "off", esc(doc.get("rt_setup", ""))))
     hist = [t for t in tests if isinstance(t.get("histogram"), dict)
@@ -1040,6 +1049,8 @@ def latency_section(run, sec, out, names):
     lines = []
     if isinstance(pi, dict) and "verdict" in pi:
         lines.append("priority inheritance: %s %s" % (pi["verdict"], pi.get("detail", "")))
+    if isinstance(doc.get("contended"), str):
+        lines.append("contended heap, locked against mt: %s" % doc["contended"])
     sec.html(verdict_html(lines or run.verdicts("latency")))
 
 

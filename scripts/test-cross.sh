@@ -58,7 +58,7 @@ NOQEMU=(
 NOQEMU_BE=(
   "^locked_heap\$ -- contended PI mutexes: qemu-user on a little-endian host hands a big-endian guest the kernel's futex owner word unswapped (glibc: \"robust || (oldval & FUTEX_OWNER_DIED) == 0\" failed)"
   "^cpp_pmr\\.threads\$ -- a locked heap shared by threads (a contended PI mutex): the same qemu-user futex byte-order limit (a waiter never woke)"
-  "^lab\\.latency\\.(no-rt|subset)\$ -- the locked heap's lock handover (a contended PI mutex): the same qemu-user futex byte-order limit"
+  "^lab\\.latency\\.(no-rt|subset|contended)\$ -- the locked heap's lock handover, and its contended run (a contended PI mutex): the same qemu-user futex byte-order limit"
 )
 # 32-bit guests only (armhf, i686): realloc of a huge block by mremap. Under
 # qemu-arm a write to the moved pages faults in the host and qemu's handler
@@ -80,7 +80,7 @@ NOEXEC=(
   "^malloc_options(_dropin)?\$ -- each bad option value is tried in a fresh process, /proc/self/exe re-executed"
   "^cpp_pmr_bench\\.runs\$ -- the benchmark runs each allocator in a child re-executing itself"
   "^lab\\.json\\.(bench_random|bench_random_sweep|bench_threads|limits)\\. -- the command's --quick run spawns the lab itself as its measuring child (the JSON checks are architecture-independent and run natively)"
-  "^lab\\.(random|threads|limits)\\.(quick|sweep\\.quick|sweep\\.refusals|peer-not-installed) -- a lab measurement: the lab spawns itself as its measuring child"
+  "^lab\\.(random|threads|limits)\\.(quick|sweep\\.quick|sweep\\.refusals|peer-not-installed|mt) -- a lab measurement: the lab spawns itself as its measuring child (lab.threads.mt.json reads that run's JSON)"
   "^lab\\.(json_stdout\\.limits|limits\\.json|zram\\.(quick|study))\$ -- a lab measurement: the lab spawns itself as its measuring child (lab.limits.json reads that run's JSON)"
   "^lab\\.random\\.grow\\.(quick|schema)\$ -- a lab measurement: the lab spawns itself as its measuring child (its schema check reads that run's JSON)"
   "^lab\\.record\\.(c|cxx|taskset|nice|env|chrt|sh-exec|script|python|final-only|clearenv|env-i|children|no-children|stale|static|exec-[a-z]+)(\\.check)?\$ -- rtmem record execs the program it records with the recorder preloaded (the check reads that trace)"

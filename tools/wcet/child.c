@@ -168,10 +168,11 @@ static size_t usable_of(wcet_heap *w, const void *p)
 }
 
 /* What lies between one block's last usable byte and the next block: TLSF's
- * header, and for tlsf_cached the check word below every block too. */
+ * header, and for tlsf_cached and the mt heap the check word below every
+ * block too. */
 static size_t between_blocks(const wcet_heap *w)
 {
-    return HDR + (w->al == AL_TLSF_CACHED ? 8u : 0u);
+    return HDR + (w->al == AL_TLSF_CACHED || w->al == AL_MT_TLSF ? 8u : 0u);
 }
 
 int wcet_adjacent(wcet_heap *w, const void *p, const void *q)

@@ -40,6 +40,7 @@
 #include "common/machine.h"
 #include "common/opts.h"
 #include "rtmem.h"
+#include "rtmem/mt.h"
 #include "wcet.h"
 
 #ifndef WCET_LIBRARY_FILES
@@ -78,12 +79,15 @@ static void usage(FILE *f)
             "Counts, by single-stepping, the exact x86-64 instructions of every measured\n"
             "alloc and free of every allocator (rtm_alloc / rtm_free for each rtm\n"
             "algorithm, rtm_tlsf_alloc / rtm_tlsf_free, aligned_alloc and realloc for\n"
-            "TLSF, glibc's malloc / free) over random and adversarial heap states; every\n"
-            "scenario runs twice and the counts must be identical. TLSF's target: <= %u\n"
-            "per alloc and free.\n"
+            "TLSF, glibc's malloc / free, the mt heap's owner calls and remote free) over\n"
+            "random and adversarial heap states; every scenario runs twice and the counts\n"
+            "must be identical. TLSF's target: <= %u per alloc and free. mt:tlsf's: remote\n"
+            "free <= %u; owner alloc and free with K = RTM_MT_BATCH = %u remote frees\n"
+            "pending <= TLSF's worst (this run's tlsf rows) + K TLSF worst frees + %u.\n"
             "\n"
             "  --allocators LIST  comma-separated, from: tlsf tlsf_cached pool buddy\n"
-            "                  halffit slab heapmem xvmalloc glibc zsmalloc (default: all)\n"
+            "                  halffit slab heapmem xvmalloc glibc zsmalloc mt:tlsf\n"
+            "                  (default: all)\n"
             "  --iterations N  random-replace measured iterations (default 1000, quick 200)\n"
             "  --seed S        random-replace seed (default 1)\n"
             "  --quick         CI profile: fewer iterations, sizes and variants\n"
@@ -95,7 +99,7 @@ static void usage(FILE *f)
             "  --help          this text\n"
             "\n"
             "scenarios:",
-            WCET_TARGET);
+            WCET_TARGET, WCET_MT_REMOTE_TARGET, RTM_MT_BATCH, WCET_MT_SLACK);
     for (unsigned sc = 1; sc < SC_COUNT; sc++)
         fprintf(f, "%s%s", sc % 6 == 0 ? "\n  " : " ", wcet_scenario_names[sc]);
     fprintf(f, "\nexit status: 0 counts exact and repeatable (whatever the verdict), 1 counting\n"

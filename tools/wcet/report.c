@@ -18,6 +18,7 @@
 
 #include "common/table.h"
 #include "common/table_pivot.h"
+#include "rtmem/mt.h"
 #include "wcet.h"
 
 const wcet_row_info wcet_rows[ROW_COUNT] = {
@@ -41,6 +42,7 @@ const wcet_row_info wcet_rows[ROW_COUNT] = {
     {"zs_unmap", "rtm_zs_unmap", WCET_EXTRA},
     {"zs_compact", "rtm_zs_compact", WCET_EXTRA},
     {"zs_check", "rtm_zs_check", WCET_EXTRA},
+    {"mt_remote_free", "rtm_free", WCET_EXTRA},
 };
 
 /* Parameters: the pool's blocks hold the largest random-replace request;
@@ -56,6 +58,8 @@ const wcet_allocator_info wcet_allocators[AL_COUNT] = {
     {"xvmalloc", "xvmalloc:8192", "8 KiB pages (random-replace asks up to 4 KiB)"},
     {"glibc", NULL, "glibc malloc/free, statically linked, main arena"},
     {"zsmalloc", "zsmalloc", "typed API rtm_zs_*, 4 KiB pages, spans of 1-4 pages"},
+    {"mt:tlsf", "mt:tlsf",
+     "rtm_mt_create(\"tlsf\"), 2 shards of 1 MiB, the traced thread attached"},
 };
 
 const char *const wcet_scenario_names[SC_COUNT] = {
@@ -67,7 +71,8 @@ const char *const wcet_scenario_names[SC_COUNT] = {
     "heapmem-range", "heapmem-fail",   "glibc-fastbins", "glibc-unsorted", "glibc-top",
     "glibc-mmap",    "glibc-free",     "xvmalloc-alloc", "xvmalloc-free",  "xvmalloc-fail",
     "zs-malloc",     "zs-free",        "zs-map",         "zs-compact",     "zs-check",
-    "cache-hit",     "cache-evict",    "cache-flush",
+    "cache-hit",     "cache-evict",    "cache-flush",    "mt-owner",       "mt-remote",
+    "mt-takeback",
 };
 
 const enum wcet_allocator wcet_scenario_owner[SC_COUNT] = {
@@ -78,7 +83,7 @@ const enum wcet_allocator wcet_scenario_owner[SC_COUNT] = {
     AL_HEAPMEM,     AL_HEAPMEM,  AL_HEAPMEM,  AL_GLIBC,    AL_GLIBC,       AL_GLIBC,
     AL_GLIBC,       AL_GLIBC,    AL_XVMALLOC, AL_XVMALLOC, AL_XVMALLOC,    AL_ZSMALLOC,
     AL_ZSMALLOC,    AL_ZSMALLOC, AL_ZSMALLOC, AL_ZSMALLOC, AL_TLSF_CACHED, AL_TLSF_CACHED,
-    AL_TLSF_CACHED,
+    AL_TLSF_CACHED, AL_MT_TLSF,  AL_MT_TLSF,  AL_MT_TLSF,
 };
 
 /* Other allocators' worst cases (alloc / free) that the budget is set
@@ -263,15 +268,23 @@ static void scen_max_text(const table *t, size_t row, size_t col, char *buf, siz
  * scenario table pivoted, a column per measured function. */
 static void print_scenarios(const wcet_all *all, unsigned al, const row_stats *all_st)
 {
-    static const char *const head[ROW_COUNT] = {
-        [ROW_ALLOC] = "alloc",          [ROW_FREE] = "free",
-        [ROW_TLSF_ALLOC] = "t_alloc",   [ROW_TLSF_FREE] = "t_free",
-        [ROW_ALIGNED_64] = "al_64",     [ROW_ALIGNED_4096] = "al_4096",
-        [ROW_REALLOC_GROW] = "re_grow", [ROW_REALLOC_SHRINK] = "re_shrink",
-        [ROW_MALLOC] = "malloc",        [ROW_MFREE] = "free",
-        [ROW_ZS_MALLOC] = "malloc",     [ROW_ZS_FREE] = "free",
-        [ROW_ZS_MAP] = "map",           [ROW_ZS_UNMAP] = "unmap",
-        [ROW_ZS_COMPACT] = "compact",   [ROW_ZS_CHECK] = "check"};
+    static const char *const head[ROW_COUNT] = {[ROW_ALLOC] = "alloc",
+                                                [ROW_FREE] = "free",
+                                                [ROW_TLSF_ALLOC] = "t_alloc",
+                                                [ROW_TLSF_FREE] = "t_free",
+                                                [ROW_ALIGNED_64] = "al_64",
+                                                [ROW_ALIGNED_4096] = "al_4096",
+                                                [ROW_REALLOC_GROW] = "re_grow",
+                                                [ROW_REALLOC_SHRINK] = "re_shrink",
+                                                [ROW_MALLOC] = "malloc",
+                                                [ROW_MFREE] = "free",
+                                                [ROW_ZS_MALLOC] = "malloc",
+                                                [ROW_ZS_FREE] = "free",
+                                                [ROW_ZS_MAP] = "map",
+                                                [ROW_ZS_UNMAP] = "unmap",
+                                                [ROW_ZS_COMPACT] = "compact",
+                                                [ROW_ZS_CHECK] = "check",
+                                                [ROW_MT_REMOTE_FREE] = "remote_free"};
     const char *heads[ROW_COUNT] = {NULL};
     for (unsigned r = ROW_ALLOC; r < ROW_COUNT; r++)
         heads[r] = all_st[r].n > 0 ? head[r] : NULL;
@@ -440,6 +453,70 @@ static int tlsf_verdict(const row_stats *st, const wcet_config *cfg)
     return pass;
 }
 
+static void trace_breakdown(FILE *f, const wcet_trace *t);
+
+void wcet_mt_judge(const wcet_all *all, wcet_mt_judgement *m)
+{
+    memset(m, 0, sizeof *m);
+    m->remote = wcet_stats_of(all, AL_MT_TLSF, ROW_MT_REMOTE_FREE, SC_MT_REMOTE);
+    m->alloc = wcet_stats_of(all, AL_MT_TLSF, ROW_ALLOC, SC_MT_OWNER);
+    m->free = wcet_stats_of(all, AL_MT_TLSF, ROW_FREE, SC_MT_OWNER);
+    m->tlsf_alloc = wcet_stats_of(all, AL_TLSF, ROW_ALLOC, -1);
+    m->tlsf_free = wcet_stats_of(all, AL_TLSF, ROW_FREE, -1);
+    m->measured = m->remote.n > 0 && m->alloc.n > 0 && m->free.n > 0;
+    if (m->tlsf_alloc.n > 0 && m->tlsf_free.n > 0) {
+        unsigned k = RTM_MT_BATCH * m->tlsf_free.max + WCET_MT_SLACK;
+        m->bound_alloc = m->tlsf_alloc.max + k;
+        m->bound_free = m->tlsf_free.max + k;
+    }
+}
+
+/* The mt heap's verdicts (wcet_mt_judge), the remote free's instructions
+ * by function, and the take-back-all path per pending count. */
+static void mt_verdict(const wcet_all *all)
+{
+    wcet_mt_judgement m;
+    wcet_mt_judge(all, &m);
+    char d[300];
+    printf("\nmt:tlsf (K = RTM_MT_BATCH = %u remote frees taken back per call):\n", RTM_MT_BATCH);
+    if (!m.measured) {
+        printf("  no mt-owner or mt-remote call measured (--only?): no verdict\n");
+        return;
+    }
+    wcet_describe_sample(d, sizeof d, m.remote.worst);
+    printf("  %s: remote free %u instructions, target <= %u (%s)\n",
+           m.remote.max <= WCET_MT_REMOTE_TARGET ? "PASS" : "FAIL", m.remote.max,
+           WCET_MT_REMOTE_TARGET, d);
+    const wcet_trace *t = all->worst[AL_MT_TLSF][ROW_MT_REMOTE_FREE];
+    if (t != NULL)
+        trace_breakdown(stdout, t);
+    const char *what[2] = {"alloc", "free"};
+    const row_stats *own[2] = {&m.alloc, &m.free}, *tlsf[2] = {&m.tlsf_alloc, &m.tlsf_free};
+    const unsigned bound[2] = {m.bound_alloc, m.bound_free};
+    for (int k = 0; k < 2; k++) {
+        wcet_describe_sample(d, sizeof d, own[k]->worst);
+        if (bound[k] == 0) {
+            printf("  n/a: owner %s %u instructions (%s); tlsf not measured in this run "
+                   "(--allocators), no bound\n",
+                   what[k], own[k]->max, d);
+            continue;
+        }
+        printf("  %s: owner %s %u instructions, target <= %u = tlsf worst %s %u + %u x tlsf "
+               "worst free %u + %u (%s)\n",
+               own[k]->max <= bound[k] ? "PASS" : "FAIL", what[k], own[k]->max, bound[k], what[k],
+               tlsf[k]->max, RTM_MT_BATCH, m.tlsf_free.max, WCET_MT_SLACK, d);
+    }
+    printf("  refused, then every pending remote free taken back, then retried (no target: "
+           "one TLSF free per pending block):\n");
+    for (size_t i = 0; i < all->count; i++) {
+        const wcet_sample *s = &all->samples[i];
+        if (s->allocator != AL_MT_TLSF || s->scenario != SC_MT_TAKEBACK)
+            continue;
+        wcet_describe_sample(d, sizeof d, s);
+        printf("    %u instructions: %s\n", s->count, d);
+    }
+}
+
 int wcet_report_text(const wcet_all *all, const wcet_config *cfg)
 {
     row_stats st[ROW_COUNT], tlsf[ROW_COUNT];
@@ -452,7 +529,10 @@ int wcet_report_text(const wcet_all *all, const wcet_config *cfg)
             memcpy(tlsf, st, sizeof st);
     }
     print_summary(all);
-    return all->selected[AL_TLSF] ? tlsf_verdict(tlsf, cfg) : 1;
+    int pass = all->selected[AL_TLSF] ? tlsf_verdict(tlsf, cfg) : 1;
+    if (all->selected[AL_MT_TLSF])
+        mt_verdict(all);
+    return pass;
 }
 
 /* --- CSV --------------------------------------------------------------- */

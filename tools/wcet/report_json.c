@@ -17,6 +17,7 @@
 #include "common/json.h"
 #include "common/machine.h"
 #include "common/table.h"
+#include "rtmem/mt.h"
 #include "wcet.h"
 
 static void sys_kinds(json *j, unsigned mask)
@@ -113,6 +114,42 @@ static void tlsf_json(json *j, const row_stats *st)
     json_obj_end(j);
 }
 
+/* The mt heap's verdicts (wcet_mt_judge) and its take-back-all counts. */
+static void mt_json(json *j, const wcet_all *all)
+{
+    wcet_mt_judgement m;
+    wcet_mt_judge(all, &m);
+    json_obj(j, "mt_verdict");
+    json_u64(j, "batch", RTM_MT_BATCH);
+    json_u64(j, "remote_target", WCET_MT_REMOTE_TARGET);
+    json_u64(j, "slack", WCET_MT_SLACK);
+    if (m.measured) {
+        json_u64(j, "remote_free", m.remote.max);
+        json_bool(j, "remote_pass", m.remote.max <= WCET_MT_REMOTE_TARGET);
+        json_u64(j, "owner_alloc", m.alloc.max);
+        json_u64(j, "owner_free", m.free.max);
+    }
+    if (m.measured && m.bound_alloc != 0) {
+        json_u64(j, "owner_alloc_bound", m.bound_alloc);
+        json_u64(j, "owner_free_bound", m.bound_free);
+        json_bool(j, "owner_alloc_pass", m.alloc.max <= m.bound_alloc);
+        json_bool(j, "owner_free_pass", m.free.max <= m.bound_free);
+    }
+    json_arr(j, "takeback");
+    for (size_t i = 0; i < all->count; i++) {
+        const wcet_sample *s = &all->samples[i];
+        if (s->allocator != AL_MT_TLSF || s->scenario != SC_MT_TAKEBACK)
+            continue;
+        json_obj(j, NULL);
+        json_u64(j, "pending", s->variant >> 8);
+        json_u64(j, "request", s->size);
+        json_u64(j, "instructions", s->count);
+        json_obj_end(j);
+    }
+    json_arr_end(j);
+    json_obj_end(j);
+}
+
 int wcet_report_json(const char *path, const wcet_all *all, const wcet_config *cfg, int repeat_ok,
                      double seconds, unsigned lanes)
 {
@@ -151,5 +188,7 @@ int wcet_report_json(const char *path, const wcet_all *all, const wcet_config *c
     json_arr_end(&j);
     if (all->selected[AL_TLSF])
         tlsf_json(&j, tlsf);
+    if (all->selected[AL_MT_TLSF])
+        mt_json(&j, all);
     return json_close(&j);
 }

@@ -572,6 +572,8 @@ int wcet_scenario_uses(enum wcet_allocator al, enum wcet_scenario sc, enum wcet_
         return 0; /* runs inside every task */
     if (owner != AL_COUNT && owner != al)
         return 0;
+    if (al == AL_MT_TLSF && owner != al)
+        return 0; /* random-replace: its shards are tlsf's heaps */
     if (al != AL_TLSF)
         return api == API_GENERIC; /* only TLSF has typed rows */
     if (sc == SC_ALIGNED || sc == SC_REALLOC)
@@ -589,6 +591,8 @@ unsigned long wcet_scenario_weight(const wcet_config *cfg, enum wcet_allocator a
         return 150;
     if (sc != SC_RANDOM_REPLACE && al == AL_TLSF_CACHED)
         return wcet_tc_weight(cfg, sc);
+    if (al == AL_MT_TLSF)
+        return wcet_mt_weight(cfg, sc);
     if (sc != SC_RANDOM_REPLACE && al != AL_TLSF)
         return wcet_rtm_weight(cfg, sc);
     switch (sc) {
@@ -620,6 +624,8 @@ int wcet_child_main(const wcet_config *cfg, enum wcet_allocator al, enum wcet_sc
         return wcet_glibc_scenario(cfg, sc);
     if (al == AL_TLSF_CACHED)
         return wcet_tc_scenario(&w, cfg, sc);
+    if (al == AL_MT_TLSF)
+        return wcet_mt_scenario(&w, cfg, sc);
     if (al != AL_TLSF)
         return wcet_rtm_scenario(&w, cfg, sc);
     switch (sc) {
@@ -745,7 +751,8 @@ void wcet_describe(char *buf, size_t len, unsigned sc, unsigned v, uint64_t size
     default:
         if (!wcet_rtm_describe(buf, len, sc, v, size) &&
             !wcet_glibc_describe(buf, len, sc, v, size) &&
-            !wcet_zs_describe(buf, len, sc, v, size) && !wcet_tc_describe(buf, len, sc, v, size))
+            !wcet_zs_describe(buf, len, sc, v, size) && !wcet_tc_describe(buf, len, sc, v, size) &&
+            !wcet_mt_describe(buf, len, sc, v, size))
             snprintf(buf, len, "variant %u size %llu", v, n);
         break;
     }

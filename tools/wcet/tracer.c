@@ -74,6 +74,7 @@ uintptr_t wcet_row_entry(enum wcet_row row)
     case ROW_ALLOC:
         return (uintptr_t)rtm_alloc;
     case ROW_FREE:
+    case ROW_MT_REMOTE_FREE:
         return (uintptr_t)rtm_free;
     case ROW_TLSF_ALLOC:
         return (uintptr_t)rtm_tlsf_alloc;

@@ -17,6 +17,8 @@
  *   scenarios_tlsf_cached.c  tlsf_cached's: cache hits, evictions merging
  *                      both neighbours, the whole cache coalesced
  *   scenarios_zsmalloc.c  zsmalloc's, through its typed calls
+ *   scenarios_mt.c     the mt heap's: owner calls with remote frees pending,
+ *                      the remote free, the refused-then-take-back-all path
  *   scenarios_glibc.c  glibc malloc's adversarial states (the child of a
  *                      glibc task is a fresh exec of this program, so that
  *                      malloc's state is the same in both runs)
@@ -39,6 +41,11 @@
 
 /* The budget the issue sets for the worst alloc and the worst free. */
 #define WCET_TARGET 120u
+/* The mt heap's targets (issue 31), on TLSF shards: the remote free's
+ * budget, and the fixed overhead an owner call may add to TLSF's own worst
+ * path plus RTM_MT_BATCH TLSF frees. */
+#define WCET_MT_REMOTE_TARGET 40u
+#define WCET_MT_SLACK         40u
 
 /* --- allocators ---------------------------------------------------------- */
 
@@ -55,6 +62,7 @@ enum wcet_allocator {
     AL_XVMALLOC,
     AL_GLIBC,
     AL_ZSMALLOC, /* typed API only (rtm_zs_*): scenarios_zsmalloc.c */
+    AL_MT_TLSF,  /* "mt:tlsf": rtm_mt_create's heap of TLSF shards: scenarios_mt.c */
     AL_COUNT
 };
 
@@ -93,6 +101,7 @@ enum wcet_row {
     ROW_ZS_UNMAP,       /* rtm_zs_unmap                                   */
     ROW_ZS_COMPACT,     /* rtm_zs_compact (one call: at most one span)    */
     ROW_ZS_CHECK,       /* rtm_zs_check (O(pages + handles))              */
+    ROW_MT_REMOTE_FREE, /* rtm_free of another shard's block (mt heap)    */
     ROW_COUNT
 };
 
@@ -157,6 +166,10 @@ enum wcet_scenario {
     SC_TC_HIT,   /* allocs served by the probes, frees pushed with room  */
     SC_TC_EVICT, /* full ring or cache: oldest to TLSF, merging both     */
     SC_TC_FLUSH, /* TLSF refuses: the whole cache coalesced, then retry  */
+    /* mt:tlsf (scenarios_mt.c; added after tlsf_cached's) */
+    SC_MT_OWNER,    /* owner alloc / free with 0, K, 2K remote frees pending */
+    SC_MT_REMOTE,   /* the remote free: empty inbox, stacked, unattached      */
+    SC_MT_TAKEBACK, /* full shard refuses: every pending block taken back    */
     SC_COUNT
 };
 
@@ -319,6 +332,11 @@ unsigned long wcet_zs_weight(const wcet_config *cfg, enum wcet_scenario sc);
 int wcet_tc_scenario(struct wcet_heap *w, const wcet_config *cfg, enum wcet_scenario sc);
 int wcet_tc_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
 unsigned long wcet_tc_weight(const wcet_config *cfg, enum wcet_scenario sc);
+/* scenarios_mt.c: the mt heap's scenarios (no random-replace: its shards
+ * are TLSF heaps, whose random-replace is tlsf's). */
+int wcet_mt_scenario(struct wcet_heap *w, const wcet_config *cfg, enum wcet_scenario sc);
+int wcet_mt_describe(char *buf, size_t len, unsigned sc, unsigned variant, uint64_t size);
+unsigned long wcet_mt_weight(const wcet_config *cfg, enum wcet_scenario sc);
 
 /* --- report.c ----------------------------------------------------------- */
 
@@ -399,6 +417,18 @@ unsigned wcet_worst_of_kind(const row_stats *st, enum wcet_row_kind kind);
 
 /* "brk+mmap" for a WCET_SYS_* mask ("" when 0). */
 void wcet_sysmask_text(char *buf, size_t len, unsigned mask);
+
+/* The mt heap's targets, judged once for the text and the JSON: the remote
+ * free against WCET_MT_REMOTE_TARGET, the owner's alloc and free (mt-owner,
+ * up to 2K remote frees pending) against this run's TLSF worst alloc or free
+ * + RTM_MT_BATCH TLSF worst frees + WCET_MT_SLACK (bounds 0: TLSF not
+ * measured in this run, no verdict). */
+typedef struct wcet_mt_judgement {
+    int measured; /* mt-owner and mt-remote calls exist */
+    row_stats remote, alloc, free, tlsf_alloc, tlsf_free;
+    unsigned bound_alloc, bound_free;
+} wcet_mt_judgement;
+void wcet_mt_judge(const wcet_all *all, wcet_mt_judgement *m);
 
 /* Prints the tables and verdict to stdout. Returns 1 if TLSF's worst alloc
  * and free are within WCET_TARGET, else 0. */

@@ -10,7 +10,30 @@
 #include "common/aut.h"
 #include "rtmem.h"
 
-#define LOCKED "locked:"
+/* The prefixed kinds: "<prefix><heap>" names a heap built over an rtm heap
+ * of that name; the kind exists only when the library accepts the rest
+ * (rtm_mt_min_region() refuses "pool" and unknown names, as rtm_mt_create
+ * does, so "mt:pool" is an unknown allocator, never a failed run). */
+static size_t mt_accepts(const char *heap) { return rtm_mt_min_region(heap, 1); }
+
+static const struct prefixed {
+    const char *prefix;
+    aut_kind kind;
+    size_t (*accepts)(const char *heap); /* nonzero: a valid heap name */
+} prefixed[] = {
+    {"locked:", AUT_LOCKED, rtm_min_region},
+    {"mt:", AUT_MT, mt_accepts},
+};
+#define NPREFIXED (sizeof prefixed / sizeof prefixed[0])
+
+/* The entry of prefixed[] whose prefix starts name, or NULL. */
+static const struct prefixed *prefix_of(const char *name)
+{
+    for (size_t i = 0; i < NPREFIXED; i++)
+        if (strncmp(name, prefixed[i].prefix, strlen(prefixed[i].prefix)) == 0)
+            return &prefixed[i];
+    return NULL;
+}
 
 static int own_name(const aut_rules *r, const char *name)
 {
@@ -30,8 +53,9 @@ static aut_kind kind_of(const aut_rules *r, const char *name, const peer **p)
         return (*p)->marker == NULL ? AUT_LIBC : peer_is_local(*p) ? AUT_DROPIN : AUT_PEER;
     if (own_name(r, name))
         return AUT_OWN;
-    if (strncmp(name, LOCKED, strlen(LOCKED)) == 0)
-        return rtm_min_region(name + strlen(LOCKED)) != 0 ? AUT_LOCKED : AUT_NKINDS;
+    const struct prefixed *x = prefix_of(name);
+    if (x != NULL)
+        return x->accepts(name + strlen(x->prefix)) != 0 ? x->kind : AUT_NKINDS;
     return rtm_min_region(name) != 0 ? AUT_RTM : AUT_NKINDS;
 }
 
@@ -60,8 +84,8 @@ int aut_parse(const char *name, const aut_rules *rules, aut *a, char *why, size_
     a->peer = p;
     if (k == AUT_RTM)
         a->heap = a->name;
-    else if (k == AUT_LOCKED)
-        a->heap = a->name + strlen(LOCKED);
+    else if (k == AUT_LOCKED || k == AUT_MT)
+        a->heap = a->name + strlen(prefix_of(name)->prefix);
     return 0;
 }
 
@@ -100,6 +124,8 @@ int aut_is_malloc(const aut *a)
     return a->kind == AUT_LIBC || a->kind == AUT_PEER || a->kind == AUT_DROPIN;
 }
 
+int aut_is_shared_heap(const aut *a) { return a->kind == AUT_LOCKED || a->kind == AUT_MT; }
+
 int aut_preloads(const aut *a) { return a->kind == AUT_PEER || a->kind == AUT_DROPIN; }
 
 lab_status aut_locate(const aut *a, char *lib, size_t lib_n)
@@ -116,8 +142,9 @@ lab_status aut_locate(const aut *a, char *lib, size_t lib_n)
 const char *aut_kind_name(aut_kind k)
 {
     static const char *const names[AUT_NKINDS] = {
-        [AUT_RTM] = "rtm heap", [AUT_LOCKED] = "locked heap", [AUT_LIBC] = "glibc",
-        [AUT_PEER] = "peer",    [AUT_DROPIN] = "drop-in",     [AUT_OWN] = "own",
+        [AUT_RTM] = "rtm heap", [AUT_LOCKED] = "locked heap", [AUT_MT] = "mt heap",
+        [AUT_LIBC] = "glibc",   [AUT_PEER] = "peer",          [AUT_DROPIN] = "drop-in",
+        [AUT_OWN] = "own",
     };
     return (unsigned)k < AUT_NKINDS ? names[k] : "unknown";
 }

@@ -8,6 +8,9 @@
  *                   found in the library's algorithm table: measured in the
  *                   measuring process, on a region of its own;
  *   a locked heap   "locked:<rtm heap>": that heap behind a lock (threads);
+ *   an mt heap      "mt:<algorithm>": rtm_mt_create()'s multi-threaded heap
+ *                   of per-thread shards of that algorithm (rtmem/mt.h); the
+ *                   command attaches each of its threads to a shard;
  *   glibc           the C library's malloc, in a child with nothing preloaded;
  *   a malloc peer   mimalloc, jemalloc, tcmalloc: an installed library, put
  *                   in front of malloc by LD_PRELOAD in a child (peers.h);
@@ -32,11 +35,12 @@
 typedef enum aut_kind {
     AUT_RTM,    /* an rtm heap in the measuring process                   */
     AUT_LOCKED, /* "locked:<rtm heap>"                                    */
+    AUT_MT,     /* "mt:<algorithm>": the multi-threaded heap of shards     */
     AUT_LIBC,   /* "glibc"                                                */
     AUT_PEER,   /* an installed malloc by LD_PRELOAD                      */
     AUT_DROPIN, /* "rtmem": rtmem's drop-in malloc by LD_PRELOAD          */
     AUT_OWN,    /* one of the names the command lists in aut_rules.own    */
-    AUT_NKINDS
+    AUT_NKINDS  /* keep last; kinds are bits of aut_rules.accept */
 } aut_kind;
 
 /* aut_rules.accept: the kinds a command measures, or-ed. */
@@ -55,7 +59,7 @@ typedef struct aut_rules {
 typedef struct aut {
     char name[AUT_NAME_MAX]; /* as given                                   */
     aut_kind kind;
-    const char *heap; /* AUT_RTM, AUT_LOCKED: the rtm heap name (in name) */
+    const char *heap; /* AUT_RTM, AUT_LOCKED, AUT_MT: the heap name (in name) */
     const peer *peer; /* AUT_LIBC, AUT_PEER, AUT_DROPIN; else NULL        */
 } aut;
 
@@ -83,7 +87,10 @@ int aut_preloads(const aut *a);
  * for the drop-in when librtmem-malloc.so is not beside the lab. */
 lab_status aut_locate(const aut *a, char *lib, size_t lib_n);
 
-/* "rtm heap", "locked heap", "glibc", "peer", "drop-in", "own". */
+/* 1 for a heap shared by threads in the measuring process (locked, mt). */
+int aut_is_shared_heap(const aut *a);
+
+/* "rtm heap", "locked heap", "mt heap", "glibc", "peer", "drop-in", "own". */
 const char *aut_kind_name(aut_kind k);
 
 #endif /* RTM_LAB_AUT_H */

@@ -11,6 +11,8 @@
  *                      fixed-width histogram, the bmCtx* T_sw formula
  *   latency_ctx.c      the bmCtx* tests over POSIX primitives
  *   latency_heap.c     the heap lock handover and the priority-inheritance run
+ *   latency_contend.c  a high-priority thread's calls while lower-priority
+ *                      threads hammer the same heap: locked against mt
  *   latency_report.c   text tables, the published figures, --json
  *   tests/latency_stats_test.c  unit test (tests_latency.cmake): the
  *                      statistics on known samples, T_sw on known inputs
@@ -176,6 +178,9 @@ void lat_ctx_run(size_t i, const lat_env *e, lat_test *t);
 size_t lat_heap_count(void);
 const char *lat_heap_name(size_t i);
 void lat_heap_run(size_t i, const lat_env *e, lat_test *t);
+/* latency_contend.c (run through lat_heap_run: HeapContendedLocked and
+ * HeapContendedMt): the contended run on the locked heap or the mt heap. */
+void lat_contend_run(int mt, const lat_env *e, lat_test *t);
 /* Which locked heap the handover tests use (library or stand-in), one line. */
 const char *lat_heap_lock_note(void);
 
@@ -192,9 +197,13 @@ typedef struct lat_report {
     /* PI verdict (latency_heap.c's tests decide it in lat_pi_verdict). */
     const char *pi_verdict; /* PASS, FAIL, NOT JUDGED */
     char pi_detail[384];
+    char contend_detail[256]; /* H's worst call, locked against mt heap */
 } lat_report;
 
+/* Fills the PI verdict and the contended comparison. */
 void lat_pi_verdict(lat_report *r);
+/* The comparison line of the contended runs (either may be NULL). */
+void lat_contend_summary(const lat_test *locked, const lat_test *mt, char *buf, size_t n);
 void lat_print(const lat_report *r);
 int lat_write_json(const lat_report *r, const char *path, const char *command);
 

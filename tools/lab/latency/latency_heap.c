@@ -57,7 +57,7 @@
 #define REGION_BYTES (64u * 1024u)
 #define ALLOC_BYTES  64u
 
-typedef enum run_kind { HANDOVER, PI_SPIN, NOPI_SPIN } run_kind;
+typedef enum run_kind { HANDOVER, PI_SPIN, NOPI_SPIN, CONTEND_LOCKED, CONTEND_MT } run_kind;
 
 static const struct {
     const char *name;
@@ -66,6 +66,9 @@ static const struct {
     {"HeapLockHandover", HANDOVER},
     {"HeapPiSpinnerWait", PI_SPIN},
     {"HeapNoPiSpinnerWait", NOPI_SPIN},
+    /* latency_contend.c: H against hammering threads, locked and mt heaps */
+    {"HeapContendedLocked", CONTEND_LOCKED},
+    {"HeapContendedMt", CONTEND_MT},
 };
 #define NRUNS (sizeof runs / sizeof runs[0])
 
@@ -360,6 +363,11 @@ static void describe(const lat_env *e, run_kind k, lat_test *t)
 
 void lat_heap_run(size_t i, const lat_env *e, lat_test *t)
 {
+    t->name = runs[i].name;
+    if (runs[i].k == CONTEND_LOCKED || runs[i].k == CONTEND_MT) {
+        lat_contend_run(runs[i].k == CONTEND_MT, e, t);
+        return;
+    }
     static contest c; /* static: semaphores and atomics need no stack */
     memset(&c, 0, sizeof c);
     c.e = e;
@@ -423,6 +431,8 @@ static size_t noise_over(const lat_test *t, uint64_t bound_ns)
 
 void lat_pi_verdict(lat_report *r)
 {
+    lat_contend_summary(find(r, "HeapContendedLocked"), find(r, "HeapContendedMt"),
+                        r->contend_detail, sizeof r->contend_detail);
     const lat_test *pi = find(r, "HeapPiSpinnerWait");
     const lat_test *no = find(r, "HeapNoPiSpinnerWait");
     double us = (double)r->e->spin_ns / 1000.0;

@@ -354,6 +354,7 @@ void lat_print(const lat_report *r)
     print_setups(r);
     printf("\nheap lock: %s\n", lat_heap_lock_note());
     printf("priority inheritance: %s: %s\n", r->pi_verdict, r->pi_detail);
+    printf("contended heap (HeapContended*): %s\n", r->contend_detail);
     print_published(r);
     for (size_t i = 0; i < r->ntests; i++)
         if (r->tests[i].status == LAB_OK)
@@ -450,6 +451,7 @@ int lat_write_json(const lat_report *r, const char *path, const char *command)
     json_str(&j, "detail", r->pi_detail);
     json_num(&j, "spin_us", (double)r->e->spin_ns / 1e3);
     json_obj_end(&j);
+    json_str(&j, "contended", r->contend_detail);
     bad |= json_published(&j);
     return json_close(&j) != 0 || bad ? -1 : 0;
 }

@@ -13,7 +13,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   set(names bmCtxSemPend bmCtxSemUnpend bmCtxMsgQPend bmCtxMsgQUnpend bmCtxEventPend
             bmCtxEventUnpend bmCtxTaskSwitch CtxSmpAffinitySemUnPend CtxSmpAffinityMsgQUnPend
             CtxSmpNoAffinitySemUnPend CtxSmpNoAffinityMsgQUnPend HeapLockHandover
-            HeapPiSpinnerWait HeapNoPiSpinnerWait)
+            HeapPiSpinnerWait HeapNoPiSpinnerWait HeapContendedLocked HeapContendedMt)
   execute_process(COMMAND ${EXE} latency --quick --json ${OUT} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT "${rc}" STREQUAL "0")
@@ -126,8 +126,16 @@ lab_expect(latency.lost-wakeup 1 latency --iterations 10 --tests bmCtxSemUnpend
 # --no-rt's report says what happened (tests/no_rt_says.sh).
 add_test(NAME lab.latency.no-rt-says
          COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/latency/tests/no_rt_says.sh ${rtmem_lab_exe})
+# The contended runs, locked and mt heaps: both run cleanly (each fails when
+# its heap is not sound and empty at the end, an allocation was refused or a
+# thread could not attach; the command's exit status is checked) and the
+# report compares H's worst calls.
+add_test(NAME lab.latency.contended
+         COMMAND sh -c "out=$(\"$0\" latency --quick --tests HeapContendedLocked,HeapContendedMt) || { echo \"latency exited $?\"; exit 1; }; printf '%s\n' \"$out\"; printf '%s\n' \"$out\" | grep -q 'contended heap (HeapContended\*): H.s worst call .* locked / mt = '"
+                 ${rtmem_lab_exe})
 set_tests_properties(lab.latency.quick-json lab.latency.no-rt lab.latency.subset
-                     lab.latency.lost-wakeup lab.latency.no-rt-says PROPERTIES TIMEOUT 120)
+                     lab.latency.lost-wakeup lab.latency.no-rt-says lab.latency.contended
+                     PROPERTIES TIMEOUT 120)
 
 lab_expect(help.latency 0 latency --help)
 lab_expect(latency.misuse.unknown-option 2 latency --bogus)

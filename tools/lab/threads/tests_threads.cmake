@@ -5,8 +5,11 @@
 
 if(CMAKE_SCRIPT_MODE_FILE)
   # The JSON parses, names the command, carries machine, rt_setup and the
-  # three verdicts, and what it measured is there: a run that measured
-  # nothing cannot pass.
+  # five verdicts, and what it measured is there: a run that measured
+  # nothing cannot pass. With -DMT=<name>: that mt heap's row is there, of
+  # kind mt, ok (every run clean: its heap check and leak check held at the
+  # end), every thread attached, and the mt targets have their lines at 2
+  # threads.
   if(NOT EXISTS "${FILE}")
     message(FATAL_ERROR "${FILE} was not written")
   endif()
@@ -27,7 +30,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   endif()
   string(JSON nverdicts LENGTH "${doc}" verdicts)
   string(JSON nalloc LENGTH "${doc}" allocators)
-  if(NOT nverdicts EQUAL 3 OR nalloc LESS 1)
+  if(NOT nverdicts EQUAL 5 OR nalloc LESS 1)
     message(FATAL_ERROR "${FILE}: ${nverdicts} verdicts, ${nalloc} allocators")
   endif()
   # Every row that says "ok" measured every cell cleanly, and one row at
@@ -58,6 +61,42 @@ if(CMAKE_SCRIPT_MODE_FILE)
   if(ok_rows EQUAL 0)
     message(FATAL_ERROR "${FILE}: no allocator measured cleanly")
   endif()
+  if(DEFINED MT)
+    set(found 0)
+    foreach(i RANGE ${last})
+      json_get(name allocators ${i} name)
+      if(NOT name STREQUAL MT)
+        continue()
+      endif()
+      set(found 1)
+      json_get(kind allocators ${i} kind)
+      json_get(status allocators ${i} status)
+      if(NOT kind STREQUAL "mt" OR NOT status STREQUAL "ok")
+        message(FATAL_ERROR "${FILE}: ${MT}: kind '${kind}', status '${status}'")
+      endif()
+      foreach(bench seed002 pc)
+        string(JSON nruns LENGTH "${doc}" allocators ${i} ${bench} 0 runs)
+        math(EXPR lastrun "${nruns} - 1")
+        foreach(r RANGE ${lastrun})
+          string(JSON un ERROR_VARIABLE absent GET "${doc}" allocators ${i} ${bench} 0 runs ${r}
+                 unattached_threads)
+          if(NOT absent)
+            message(FATAL_ERROR "${FILE}: ${MT} ${bench}: ${un} threads not attached")
+          endif()
+        endforeach()
+      endforeach()
+    endforeach()
+    if(NOT found)
+      message(FATAL_ERROR "${FILE}: no row ${MT}")
+    endif()
+    foreach(v 3 4)
+      json_get(key verdicts ${v} target)
+      string(JSON nlines LENGTH "${doc}" verdicts ${v} lines)
+      if(NOT key MATCHES "^mt_vs_" OR NOT nlines EQUAL 2)
+        message(FATAL_ERROR "${FILE}: verdict ${v} '${key}' with ${nlines} lines (want 2)")
+      endif()
+    endforeach()
+  endif()
   message(STATUS "${FILE}: ${nalloc} allocators (${ok_rows} ok), ${nverdicts} verdicts")
   return()
 endif()
@@ -73,11 +112,24 @@ add_test(NAME lab.threads.quick.json
                  -P ${CMAKE_CURRENT_LIST_FILE})
 set_tests_properties(lab.threads.quick.json PROPERTIES FIXTURES_REQUIRED threads_json)
 
+# The mt heap beside the same algorithm behind a lock: a short run whose
+# JSON must hold a clean mt:tlsf row and the mt targets' lines.
+set(threads_mt_json ${CMAKE_CURRENT_BINARY_DIR}/threads-mt.json)
+lab_expect(threads.mt 0 bench threads --allocators mt:tlsf,locked:tlsf --threads 1,2
+           --ntimes 2000 --rounds 2 --pc-blocks 5000 --runs 1 --json ${threads_mt_json})
+set_tests_properties(lab.threads.mt PROPERTIES TIMEOUT 300 FIXTURES_SETUP threads_mt_json)
+add_test(NAME lab.threads.mt.json
+         COMMAND ${CMAKE_COMMAND} -DFILE=${threads_mt_json} -DMT=mt:tlsf
+                 -P ${CMAKE_CURRENT_LIST_FILE})
+set_tests_properties(lab.threads.mt.json PROPERTIES FIXTURES_REQUIRED threads_mt_json)
+
 lab_expect(help.threads 0 bench threads --help)
 
 # Misuse: exit 2 with the usage on stderr.
 lab_expect(threads.misuse.unknown-allocator 2 bench threads --allocators glibc,nosuchmalloc)
 lab_expect(threads.misuse.unknown-locked-heap 2 bench threads --allocators locked:nosuchheap)
+lab_expect(threads.misuse.mt-pool 2 bench threads --allocators mt:pool)
+lab_expect(threads.misuse.mt-unknown 2 bench threads --allocators mt:nosuch)
 lab_expect(threads.misuse.empty-allocator 2 bench threads --allocators glibc,,mimalloc)
 lab_expect(threads.misuse.threads-zero 2 bench threads --threads 0)
 lab_expect(threads.misuse.threads-empty-element 2 bench threads --threads 1,,2)

@@ -45,7 +45,8 @@ static void usage(FILE *f)
             "and the JSON; docs/METHODS.md), and a producer/consumer benchmark where every\n"
             "free is remote. Each measurement is a child process of its own: malloc peers by\n"
             "LD_PRELOAD (verified in the child), rtm heaps behind a lock in the child's own\n"
-            "region. Runs are interleaved across allocators; medians of clean runs are compared.\n"
+            "region (mt heaps likewise). Runs are interleaved across allocators; medians of clean "
+            "runs are compared.\n"
             "\n"
             "seed002: each of N threads does ROUNDS rounds of NTIMES allocations of\n"
             "  (16 + i) %% 8192 + 1 bytes (i = 0 .. NTIMES-1), then frees them in order. The\n"
@@ -70,7 +71,11 @@ static void usage(FILE *f)
             "  --bench LIST       seed002,pc or one of them (default both)\n"
             "  --allocators LIST  comma-separated, from glibc, mimalloc, jemalloc, tcmalloc,\n"
             "                     rtmem (build/librtmem-malloc.so beside this program) and\n"
-            "                     locked:<rtm heap> (locked:tlsf, locked:halffit, ...)\n"
+            "                     locked:<rtm heap> (locked:tlsf, locked:halffit, ...) and\n"
+            "                     mt:<algorithm> (mt:tlsf, ...: rtm_mt_create's heap, one shard\n"
+            "                     per thread of the run, pc: producers + consumers; each thread\n"
+            "                     attaches at its start, untimed, and detaches at its end; one\n"
+            "                     that cannot attach is served by the fallback shard, reported)\n"
             "                     (default %s)\n"
             "  --seed S           producer/consumer seed (default: time and pid; printed)\n"
             "  --quick            short profile for CI: threads 1,2, ntimes 2000, rounds 5,\n"
@@ -81,7 +86,9 @@ static void usage(FILE *f)
             "Targets, judged from medians of this run: rtmem >= 3x faster than glibc (seed002\n"
             "wall time); rtmem <= mimalloc (seed002 wall time, pc ns/block); rtmem peak RSS\n"
             "<= 1.2 x mimalloc's (pc, and seed002 under --seed-write: an unwritten block costs\n"
-            "no RSS to an allocator that keeps its metadata outside the blocks).\n"
+            "no RSS to an allocator that keeps its metadata outside the blocks). For the first\n"
+            "mt:<algorithm> row, at 2 threads (pairs), seed002 wall time and pc ns/block:\n"
+            "locked:<algorithm> / mt >= 10 (throughput) and mt / mimalloc <= 1.5.\n"
             "\n"
             "The default profile (6 allocators x 3 thread counts x 2 benchmarks x 5 runs, 180\n"
             "child processes) takes 1.5 to 3 minutes on a quiet 2-CPU machine, most of it\n"
@@ -96,9 +103,10 @@ static uint64_t default_seed(void)
     return (uint64_t)time(NULL) * UINT64_C(1000003) ^ (uint64_t)getpid();
 }
 
-const aut_rules tr_aut_rules = {AUT_ACCEPT(AUT_LOCKED) | AUT_ACCEPT_MALLOC, NULL,
-                                "glibc, mimalloc, jemalloc, tcmalloc, rtmem, or "
-                                "locked:<rtm heap name>"};
+const aut_rules tr_aut_rules = {AUT_ACCEPT(AUT_LOCKED) | AUT_ACCEPT(AUT_MT) | AUT_ACCEPT_MALLOC,
+                                NULL,
+                                "glibc, mimalloc, jemalloc, tcmalloc, rtmem, "
+                                "locked:<rtm heap name> or mt:<algorithm>"};
 
 /* --allocators into rows. Returns 0 or -1 (message printed). */
 static int parse_allocators(const char *list, tr_bench *b)
@@ -116,6 +124,7 @@ static int parse_allocators(const char *list, tr_bench *b)
         _Static_assert(TR_NAME_MAX >= AUT_NAME_MAX, "row names hold every name");
         memcpy(row->name, auts[i].name, sizeof auts[i].name);
         row->kind = k == AUT_LOCKED   ? TR_KIND_LOCKED
+                    : k == AUT_MT     ? TR_KIND_MT
                     : k == AUT_DROPIN ? TR_KIND_DROPIN
                                       : TR_KIND_PEER;
         row->peer = auts[i].peer;
@@ -308,6 +317,7 @@ static void notes(tr_bench *b)
              "fault in every page a peer reserves and change peak RSS)",
              b->m.cpus_allowed);
     snprintf(b->locked_impl, sizeof b->locked_impl, "%s", tr_locked_impl());
+    snprintf(b->mt_impl, sizeof b->mt_impl, "%s", tr_mt_impl());
     const char *pre = getenv("LD_PRELOAD");
     b->env_note[0] = '\0';
     if (pre != NULL && pre[0] != '\0')

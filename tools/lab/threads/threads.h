@@ -94,7 +94,8 @@ typedef struct tr_result {
     uint64_t refused;          /* allocations that returned NULL           */
     uint64_t rss_start_kb;     /* VmRSS before the benchmark               */
     uint64_t maxrss_kb;        /* getrusage ru_maxrss at the end           */
-    uint64_t region;           /* locked rtm heap: its region in bytes     */
+    uint64_t region;           /* locked or mt heap: its region in bytes   */
+    uint64_t unattached;       /* mt heap: threads the fallback served     */
 } tr_result;
 
 /* A run counts in the statistics only when it is clean. A refused
@@ -104,8 +105,9 @@ static inline int tr_clean(const tr_result *r)
     return r->ok && r->valid && r->heap_ok && r->refused == 0 && r->corrupt == 0;
 }
 
-enum tr_kind { TR_KIND_PEER, TR_KIND_DROPIN, TR_KIND_LOCKED };
-/* What --allocators and --child accept: the mallocs and locked rtm heaps. */
+enum tr_kind { TR_KIND_PEER, TR_KIND_DROPIN, TR_KIND_LOCKED, TR_KIND_MT };
+/* What --allocators and --child accept: the mallocs, locked rtm heaps and
+ * mt heaps. */
 extern const aut_rules tr_aut_rules;
 /* A cell's or a row's status (common/status.h): ok, not installed, not
  * built, invalid, error, refused. */
@@ -139,6 +141,7 @@ typedef struct tr_bench {
     char rt_note[512];
     char env_note[256];
     char locked_impl[160]; /* which locked heap the build uses */
+    char mt_impl[160];     /* and which mt heap                */
     tr_row rows[TR_MAX_ALLOCATORS];
     size_t nrows;
 } tr_bench;
@@ -188,20 +191,22 @@ int threads_child(const threads_opts *o);
 
 /* --- threads_seed.c, threads_pc.c: the benchmarks, in the child ------------ */
 struct tr_heap;
-/* heap == NULL: malloc and free; else the locked rtm heap (threads_lock.h). */
+/* heap == NULL: malloc and free; else the shared rtm heap (threads_lock.h),
+ * mt: it is an mt heap and every thread attaches to a shard. */
 typedef struct tr_seed_out {
     uint64_t wall_ns, malloc_ns, free_ns, blocks, refused;
+    uint64_t unattached; /* threads an mt heap served from its fallback */
 } tr_seed_out;
 /* Returns 0, or -1 when the threads could not be started (why filled). */
 /* write: fill every block inside the timed allocation loop (--seed-write). */
-int tr_seed_run(struct tr_heap *heap, size_t nworks, uint64_t ntimes, uint64_t rounds, int write,
-                tr_seed_out *out, char *why, size_t why_n);
+int tr_seed_run(struct tr_heap *heap, int mt, size_t nworks, uint64_t ntimes, uint64_t rounds,
+                int write, tr_seed_out *out, char *why, size_t why_n);
 
 typedef struct tr_pc_out {
-    uint64_t wall_ns, blocks, refused, corrupt;
+    uint64_t wall_ns, blocks, refused, corrupt, unattached;
 } tr_pc_out;
-int tr_pc_run(struct tr_heap *heap, size_t pairs, uint64_t blocks_per_producer, uint64_t seed,
-              tr_pc_out *out, char *why, size_t why_n);
+int tr_pc_run(struct tr_heap *heap, int mt, size_t pairs, uint64_t blocks_per_producer,
+              uint64_t seed, tr_pc_out *out, char *why, size_t why_n);
 
 /* --- threads_report.c ----------------------------------------------------- */
 void tr_summarise(tr_bench *b);

@@ -15,7 +15,10 @@
  * because it times single calls; here a page fault is part of the cost a
  * malloc pays, for every row alike.) The region is sized for the benchmark's
  * live set (tr_seed_region(), tr_pc_region()); anything refused anyway is
- * counted, and the parent leaves that run out.
+ * counted, and the parent leaves that run out. An mt heap gets one shard
+ * per thread, and each shard (a thread's free memory serves only that
+ * thread) the region a locked heap would get for one thread (seed002) or for
+ * the whole queue (pc: a producer's shard may hold every queued block).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -81,17 +84,37 @@ static void identify(const threads_opts *o, const peer *p, child_id *id)
     sanitise(id->version);
 }
 
-/* The locked heap under test: its region and the heap over it. */
+/* The shared heap under test: its region and the heap over it. */
 typedef struct locked {
     void *mem;
     uint64_t region;
     tr_heap *heap;
 } locked;
 
-static int locked_open(const threads_opts *o, int bench, locked *l, char *why, size_t why_n)
+/* Threads of one run: seed002's workers, pc's producers and consumers. */
+static unsigned run_threads(const threads_opts *o, int bench)
 {
-    l->region = bench == TR_SEED ? tr_seed_region(o->child_threads, o->ntimes)
-                                 : tr_pc_region(o->child_threads);
+    return (unsigned)(bench == TR_SEED ? o->child_threads : 2u * o->child_threads);
+}
+
+static uint64_t region_of(const threads_opts *o, int bench, const aut *a)
+{
+    if (a->kind != AUT_MT)
+        return bench == TR_SEED ? tr_seed_region(o->child_threads, o->ntimes)
+                                : tr_pc_region(o->child_threads);
+    uint64_t shard =
+        bench == TR_SEED ? tr_seed_region(1, o->ntimes) : tr_pc_region(o->child_threads);
+    return tr_heap_region(a, run_threads(o, bench), (size_t)shard);
+}
+
+static int locked_open(const threads_opts *o, int bench, const aut *a, locked *l, char *why,
+                       size_t why_n)
+{
+    l->region = region_of(o, bench, a);
+    if (l->region == 0) {
+        snprintf(why, why_n, "no region size for %s: %s", a->name, strerror(errno));
+        return -1;
+    }
     l->mem = mmap(NULL, (size_t)l->region, PROT_READ | PROT_WRITE,
                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (l->mem == MAP_FAILED) {
@@ -100,7 +123,7 @@ static int locked_open(const threads_opts *o, int bench, locked *l, char *why, s
         l->mem = NULL;
         return -1;
     }
-    l->heap = tr_locked_create(o->child + 7, l->mem, (size_t)l->region, why, why_n);
+    l->heap = tr_heap_create(a, run_threads(o, bench), l->mem, (size_t)l->region, why, why_n);
     return l->heap != NULL ? 0 : -1;
 }
 
@@ -108,41 +131,41 @@ static int locked_open(const threads_opts *o, int bench, locked *l, char *why, s
 static int locked_close(locked *l, char *why, size_t why_n)
 {
     int ok = 1;
-    if (tr_locked_check(l->heap) != 0) {
+    if (tr_heap_check(l->heap) != 0) {
         snprintf(why, why_n, "rtm_heap_check failed after the benchmark (errno %d)", errno);
         ok = 0;
     }
-    rtm_stats st = tr_locked_stats(l->heap);
+    rtm_stats st = tr_heap_stats(l->heap);
     if (ok && (st.used_bytes != 0 || st.live_blocks != 0)) {
         snprintf(why, why_n, "after freeing everything: used_bytes %zu, live_blocks %zu",
                  st.used_bytes, st.live_blocks);
         ok = 0;
     }
-    tr_locked_destroy(l->heap);
+    tr_heap_destroy(l->heap);
     munmap(l->mem, (size_t)l->region);
     return ok;
 }
 
 typedef struct outcome {
-    uint64_t wall_ns, malloc_ns, free_ns, blocks, refused, corrupt;
+    uint64_t wall_ns, malloc_ns, free_ns, blocks, refused, corrupt, unattached;
 } outcome;
 
-static int run_bench(const threads_opts *o, int bench, tr_heap *heap, outcome *r, char *why,
+static int run_bench(const threads_opts *o, int bench, tr_heap *heap, int mt, outcome *r, char *why,
                      size_t why_n)
 {
     memset(r, 0, sizeof *r);
     size_t n = (size_t)o->child_threads;
     if (bench == TR_SEED) {
         tr_seed_out s;
-        if (tr_seed_run(heap, n, o->ntimes, o->rounds, o->seed_write, &s, why, why_n) != 0)
+        if (tr_seed_run(heap, mt, n, o->ntimes, o->rounds, o->seed_write, &s, why, why_n) != 0)
             return -1;
-        *r = (outcome){s.wall_ns, s.malloc_ns, s.free_ns, s.blocks, s.refused, 0};
+        *r = (outcome){s.wall_ns, s.malloc_ns, s.free_ns, s.blocks, s.refused, 0, s.unattached};
         return 0;
     }
     tr_pc_out p;
-    if (tr_pc_run(heap, n, o->pc_blocks, o->seed, &p, why, why_n) != 0)
+    if (tr_pc_run(heap, mt, n, o->pc_blocks, o->seed, &p, why, why_n) != 0)
         return -1;
-    *r = (outcome){p.wall_ns, 0, 0, p.blocks, p.refused, p.corrupt};
+    *r = (outcome){p.wall_ns, 0, 0, p.blocks, p.refused, p.corrupt, p.unattached};
     return 0;
 }
 
@@ -153,7 +176,7 @@ int threads_child(const threads_opts *o)
     char bad[160];
     if (aut_parse(o->child, &tr_aut_rules, &a, bad, sizeof bad) != 0)
         return child_fail(o, "unknown allocator");
-    int is_locked = a.kind == AUT_LOCKED;
+    int is_locked = aut_is_shared_heap(&a);
     const peer *p = a.peer;
     static child_id id;
     identify(o, p, &id);
@@ -161,10 +184,10 @@ int threads_child(const threads_opts *o)
 
     char why[512] = "";
     locked l = {NULL, 0, NULL};
-    if (is_locked && locked_open(o, bench, &l, why, sizeof why) != 0)
+    if (is_locked && locked_open(o, bench, &a, &l, why, sizeof why) != 0)
         return child_fail(o, why);
     outcome r;
-    if (run_bench(o, bench, l.heap, &r, why, sizeof why) != 0)
+    if (run_bench(o, bench, l.heap, a.kind == AUT_MT, &r, why, sizeof why) != 0)
         return child_fail(o, why);
     int heap_ok = is_locked ? locked_close(&l, why, sizeof why) : 1;
     sanitise(why);
@@ -176,7 +199,8 @@ int threads_child(const threads_opts *o)
            (unsigned long long)r.wall_ns, (unsigned long long)r.malloc_ns,
            (unsigned long long)r.free_ns, (unsigned long long)r.blocks,
            (unsigned long long)r.refused, (unsigned long long)r.corrupt);
-    printf("\trss_start_kb=%llu\tmaxrss_kb=%llu\tregion=%llu\n", (unsigned long long)rss_start,
-           (unsigned long long)maxrss_kb(), (unsigned long long)l.region);
+    printf("\trss_start_kb=%llu\tmaxrss_kb=%llu\tregion=%llu\tunattached=%llu\n",
+           (unsigned long long)rss_start, (unsigned long long)maxrss_kb(),
+           (unsigned long long)l.region, (unsigned long long)r.unattached);
     return fflush(stdout) == 0 ? 0 : 1;
 }

@@ -1,131 +1,58 @@
 // SPDX-License-Identifier: MIT
 /*
- * threads_lock.c -- the locked rtm heap measured by `bench threads`
- * (threads_lock.h): the library's rtm_locked_create() when the build has
- * include/rtmem/lock.h, else a local stand-in of the same shape.
- *
- * The choice is made at compile time with __has_include, so the lab builds
- * whether or not the locked heap has landed yet, and switches to the real
- * one by itself when it does; tr_locked_impl() names the one compiled in,
- * and the report prints it beside every locked row.
- *
- * The stand-in: a PTHREAD_PRIO_INHERIT mutex (what lock.h promises) held
- * around each generic call. Its control block (mutex + handle) lives in a
- * static array, outside the heap's region, because the region belongs to
- * the heap.
+ * threads_lock.c -- the shared rtm heaps measured by `bench threads`
+ * (threads_lock.h): the library's locked heap and its mt heap, both behind
+ * the generic rtm_heap calls, so the benchmark loops call the same
+ * functions for either and differ only in the attach at a thread's start.
  */
 #include <errno.h>
-#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "rtmem/lock.h"
+#include "rtmem/mt.h"
 #include "threads/threads_lock.h"
 
-#if defined(__has_include)
-#if __has_include(<rtmem/lock.h>)
-#include <rtmem/lock.h>
-#define HAVE_RTM_LOCKED 1
-#endif
-#endif
-#ifndef HAVE_RTM_LOCKED
-#define HAVE_RTM_LOCKED 0
-#endif
-
-#if HAVE_RTM_LOCKED
-
-/* tr_heap is the library's locked heap itself: its generic calls lock. */
-tr_heap *tr_locked_create(const char *algorithm, void *mem, size_t bytes, char *why, size_t why_n)
+tr_heap *tr_heap_create(const aut *a, unsigned threads, void *mem, size_t bytes, char *why,
+                        size_t why_n)
 {
-    rtm_heap *h = rtm_locked_create(algorithm, mem, bytes);
+    int mt = a->kind == AUT_MT;
+    rtm_heap *h =
+        mt ? rtm_mt_create(a->heap, mem, bytes, threads) : rtm_locked_create(a->heap, mem, bytes);
     if (h == NULL)
-        snprintf(why, why_n, "rtm_locked_create(\"%s\", %zu bytes) failed: %s", algorithm, bytes,
-                 strerror(errno));
+        snprintf(why, why_n, "%s(\"%s\", %zu bytes%s) failed: %s",
+                 mt ? "rtm_mt_create" : "rtm_locked_create", a->heap, bytes,
+                 mt ? ", one shard per thread" : "", strerror(errno));
     return (tr_heap *)h;
 }
 
-void *tr_locked_alloc(tr_heap *h, size_t size) { return rtm_alloc((rtm_heap *)h, size); }
-void tr_locked_free(tr_heap *h, void *p) { rtm_free((rtm_heap *)h, p); }
-int tr_locked_check(tr_heap *h) { return rtm_heap_check((rtm_heap *)h); }
-rtm_stats tr_locked_stats(tr_heap *h) { return rtm_heap_stats((rtm_heap *)h); }
-void tr_locked_destroy(tr_heap *h) { rtm_heap_destroy((rtm_heap *)h); }
+size_t tr_heap_region(const aut *a, unsigned threads, size_t shard_bytes)
+{
+    if (a->kind == AUT_MT)
+        return rtm_mt_region_size(a->heap, threads, shard_bytes);
+    return shard_bytes > SIZE_MAX / threads ? 0 : shard_bytes * threads;
+}
+
+int tr_heap_enter(tr_heap *h, int mt) { return !mt || rtm_mt_attach((rtm_heap *)h) >= 0; }
+
+void tr_heap_leave(tr_heap *h, int mt)
+{
+    if (mt)
+        (void)rtm_mt_detach((rtm_heap *)h); /* -1 when it never attached: nothing to undo */
+}
+
+int tr_heap_check(tr_heap *h) { return rtm_heap_check((rtm_heap *)h); }
+rtm_stats tr_heap_stats(tr_heap *h) { return rtm_heap_stats((rtm_heap *)h); }
+void tr_heap_destroy(tr_heap *h) { rtm_heap_destroy((rtm_heap *)h); }
 
 const char *tr_locked_impl(void)
 {
     return "rtm_locked_create() from include/rtmem/lock.h (the library's locked heap)";
 }
 
-#else /* the stand-in */
-
-struct tr_heap {
-    pthread_mutex_t lock;
-    rtm_heap *heap;
-};
-
-static struct tr_heap standin; /* one locked heap per child process */
-
-tr_heap *tr_locked_create(const char *algorithm, void *mem, size_t bytes, char *why, size_t why_n)
+const char *tr_mt_impl(void)
 {
-    pthread_mutexattr_t a;
-    pthread_mutexattr_init(&a);
-    int err = pthread_mutexattr_setprotocol(&a, PTHREAD_PRIO_INHERIT);
-    if (err == 0)
-        err = pthread_mutex_init(&standin.lock, &a);
-    pthread_mutexattr_destroy(&a);
-    if (err != 0) {
-        snprintf(why, why_n, "priority-inheritance mutex: %s", strerror(err));
-        return NULL;
-    }
-    standin.heap = rtm_heap_create(algorithm, mem, bytes);
-    if (standin.heap == NULL) {
-        snprintf(why, why_n, "rtm_heap_create(\"%s\", %zu bytes) failed: %s", algorithm, bytes,
-                 strerror(errno));
-        pthread_mutex_destroy(&standin.lock);
-        return NULL;
-    }
-    return &standin;
+    return "rtm_mt_create() from include/rtmem/mt.h, one shard per thread of the run (pc: "
+           "producers + consumers), each thread attached at its start";
 }
-
-void *tr_locked_alloc(tr_heap *h, size_t size)
-{
-    pthread_mutex_lock(&h->lock);
-    void *p = rtm_alloc(h->heap, size);
-    pthread_mutex_unlock(&h->lock);
-    return p;
-}
-
-void tr_locked_free(tr_heap *h, void *p)
-{
-    pthread_mutex_lock(&h->lock);
-    rtm_free(h->heap, p);
-    pthread_mutex_unlock(&h->lock);
-}
-
-int tr_locked_check(tr_heap *h)
-{
-    pthread_mutex_lock(&h->lock);
-    int rc = rtm_heap_check(h->heap);
-    pthread_mutex_unlock(&h->lock);
-    return rc;
-}
-
-rtm_stats tr_locked_stats(tr_heap *h)
-{
-    pthread_mutex_lock(&h->lock);
-    rtm_stats s = rtm_heap_stats(h->heap);
-    pthread_mutex_unlock(&h->lock);
-    return s;
-}
-
-void tr_locked_destroy(tr_heap *h)
-{
-    rtm_heap_destroy(h->heap);
-    pthread_mutex_destroy(&h->lock);
-}
-
-const char *tr_locked_impl(void)
-{
-    return "local stand-in (include/rtmem/lock.h absent from this build): a "
-           "PTHREAD_PRIO_INHERIT mutex around rtm_alloc/rtm_free";
-}
-
-#endif

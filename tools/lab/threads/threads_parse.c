@@ -170,5 +170,6 @@ int tr_parse_result(const char *text, tr_result *r)
     r->rss_start_kb = line_field_u64(line, "rss_start_kb");
     r->maxrss_kb = line_field_u64(line, "maxrss_kb");
     r->region = line_field_u64(line, "region");
+    r->unattached = line_field_u64(line, "unattached");
     return 0;
 }

@@ -139,20 +139,21 @@ static void pop(queue *q, item *it)
 typedef struct role {
     tr_thread t; /* first: tr_gate_run() starts it */
     tr_heap *heap;
+    int mt; /* heap is an mt heap: attach to a shard (threads_lock.h) */
     queue *q;
     uint64_t blocks, seed, index;
-    uint64_t passed, refused, corrupt; /* results */
+    uint64_t passed, refused, corrupt, unattached; /* results */
 } role;
 
 ALWAYS_INLINE void *do_alloc(tr_heap *h, size_t n, int locked)
 {
-    return locked ? tr_locked_alloc(h, n) : malloc(n);
+    return locked ? tr_heap_alloc(h, n) : malloc(n);
 }
 
 ALWAYS_INLINE void do_free(tr_heap *h, void *p, int locked)
 {
     if (locked)
-        tr_locked_free(h, p);
+        tr_heap_free(h, p);
     else
         free(p);
 }
@@ -199,6 +200,11 @@ ALWAYS_INLINE void consume(role *r, int locked)
     }
 }
 
+/* Every role on a shared heap: attached (mt) before the gate, untimed,
+ * detached after its last call. */
+static void enter(role *r) { r->unattached = !tr_heap_enter(r->heap, r->mt); }
+static void leave(role *r) { tr_heap_leave(r->heap, r->mt); }
+
 static void *produce_malloc(void *a)
 {
     produce(a, 0);
@@ -206,7 +212,9 @@ static void *produce_malloc(void *a)
 }
 static void *produce_locked(void *a)
 {
+    enter(a);
     produce(a, 1);
+    leave(a);
     return NULL;
 }
 static void *consume_malloc(void *a)
@@ -216,11 +224,13 @@ static void *consume_malloc(void *a)
 }
 static void *consume_locked(void *a)
 {
+    enter(a);
     consume(a, 1);
+    leave(a);
     return NULL;
 }
 
-int tr_pc_run(tr_heap *heap, size_t pairs, uint64_t blocks_per_producer, uint64_t seed,
+int tr_pc_run(tr_heap *heap, int mt, size_t pairs, uint64_t blocks_per_producer, uint64_t seed,
               tr_pc_out *out, char *why, size_t why_n)
 {
     static role roles[2 * TR_MAX_THREADS];
@@ -232,15 +242,16 @@ int tr_pc_run(tr_heap *heap, size_t pairs, uint64_t blocks_per_producer, uint64_
         int producer = k < pairs;
         void *(*fn)(void *) = producer ? (locked ? produce_locked : produce_malloc)
                                        : (locked ? consume_locked : consume_malloc);
-        roles[k] = (role){{fn, NULL}, heap, &q, blocks_per_producer, seed, k, 0, 0, 0};
+        roles[k] = (role){{fn, NULL}, heap, mt, &q, blocks_per_producer, seed, k, 0, 0, 0, 0};
     }
-    *out = (tr_pc_out){0, 0, 0, 0};
+    *out = (tr_pc_out){0, 0, 0, 0, 0};
     if (tr_gate_run(&gate, 2 * pairs, roles, sizeof roles[0], &out->wall_ns, why, why_n) != 0)
         return -1;
     for (size_t k = 0; k < 2 * pairs; k++) {
         out->blocks += roles[k].passed;
         out->refused += roles[k].refused;
         out->corrupt += roles[k].corrupt;
+        out->unattached += roles[k].unattached;
     }
     return 0;
 }

@@ -113,7 +113,8 @@ int tr_method_failed(const tr_bench *b)
         /* A locked heap runs in the lab's own code: its failure is ours. A
          * preloaded malloc's (the drop-in's included: it cannot even load
          * under a sanitizer build) is reported in its row and verdicts. */
-        if (row->kind == TR_KIND_LOCKED && (row->status == LAB_ERROR || row->status == LAB_INVALID))
+        if ((row->kind == TR_KIND_LOCKED || row->kind == TR_KIND_MT) &&
+            (row->status == LAB_ERROR || row->status == LAB_INVALID))
             return 1;
         /* A block that arrives changed is far likelier the queue's fault
          * than a mature allocator's: the method failed, whichever row. */
@@ -142,22 +143,36 @@ static summary headline(const tr_cell *c, int bench)
 
 /* --- verdicts ------------------------------------------------------------------ */
 
-enum target { T_GLIBC, T_MIMALLOC, T_RSS, T_COUNT };
+enum target { T_GLIBC, T_MIMALLOC, T_RSS, T_MT_LOCKED, T_MT_MIMALLOC, T_COUNT };
+
+#define MT_ROW ((const char *)0) /* target_def.me: the first mt:<algorithm> row */
 
 static const struct target_def {
-    const char *key, *text, *peer;
-    double limit; /* the ratio must be >= limit (T_GLIBC) or <= limit */
-    int benches;  /* bit k: judged on benchmark k */
+    const char *key, *text;
+    const char *me;   /* the row judged: a name, or MT_ROW                   */
+    const char *peer; /* the row it is compared with; NULL: locked:<its alg> */
+    double limit;     /* the ratio must be >= limit (at_least) or <= limit   */
+    int at_least;     /* 1: ratio = peer / me (a speed-up), else me / peer   */
+    int benches;      /* bit k: judged on benchmark k                        */
+    size_t only_at;   /* judged at this thread count only; 0: at every one   */
 } targets[T_COUNT] = {
     {"speed_vs_glibc", "rtmem >= 3x faster than glibc (seed002 wall time: glibc / rtmem >= 3)",
-     "glibc", 3.0, 1 << TR_SEED},
+     "rtmem", "glibc", 3.0, 1, 1 << TR_SEED, 0},
     {"speed_vs_mimalloc",
      "rtmem at least as fast as mimalloc (seed002 wall time, pc ns/block: rtmem / mimalloc <= 1)",
-     "mimalloc", 1.0, (1 << TR_SEED) | (1 << TR_PC)},
+     "rtmem", "mimalloc", 1.0, 0, (1 << TR_SEED) | (1 << TR_PC), 0},
     {"rss_vs_mimalloc",
      "rtmem peak RSS within 1.2x mimalloc's (pc; seed002 under --seed-write: rtmem / mimalloc <= "
      "1.2)",
-     "mimalloc", 1.2, (1 << TR_SEED) | (1 << TR_PC)},
+     "rtmem", "mimalloc", 1.2, 0, (1 << TR_SEED) | (1 << TR_PC), 0},
+    {"mt_vs_locked",
+     "mt heap >= 10x the throughput of the same algorithm behind a lock at 2 threads (seed002 "
+     "wall time, pc ns/block: locked / mt >= 10)",
+     MT_ROW, NULL, 10.0, 1, (1 << TR_SEED) | (1 << TR_PC), 2},
+    {"mt_vs_mimalloc",
+     "mt heap within 1.5x of mimalloc's time at 2 threads (seed002 wall time, pc ns/block: mt / "
+     "mimalloc <= 1.5)",
+     MT_ROW, "mimalloc", 1.5, 0, (1 << TR_SEED) | (1 << TR_PC), 2},
 };
 
 /* Whether target t is judged on benchmark k in this run. Peak RSS is not
@@ -171,10 +186,16 @@ static int judged_on(const tr_bench *b, enum target t, int k)
     return !(t == T_RSS && k == TR_SEED && !b->o->seed_write);
 }
 
+/* Whether target t has a line at thread count index ci. */
+static int judged_at(const tr_bench *b, enum target t, size_t ci)
+{
+    return targets[t].only_at == 0 || b->o->counts[ci] == targets[t].only_at;
+}
+
 typedef struct verdict {
     double ratio;      /* NAN when not computable */
     const char *value; /* "PASS", "FAIL" or "n/a"  */
-    char detail[160];  /* why n/a, or the figures  */
+    char detail[200];  /* why n/a, or the figures  */
 } verdict;
 
 /* Digits after the point that keep three significant ones up to 100. */
@@ -194,35 +215,62 @@ static const char *unusable(const tr_row *row, const tr_cell *c, char *buf, size
     return NULL;
 }
 
+static const tr_row *first_mt_row(const tr_bench *b)
+{
+    for (size_t i = 0; i < b->nrows; i++)
+        if (b->rows[i].kind == TR_KIND_MT)
+            return &b->rows[i];
+    return NULL;
+}
+
+/* The two rows target t compares, me and other (NULL: not in the run), and
+ * their names for the verdict's words. */
+static void target_rows(const tr_bench *b, enum target t, const tr_row **me, const tr_row **other,
+                        char *me_name, char *peer_name, size_t n)
+{
+    const struct target_def *d = &targets[t];
+    *me = d->me == MT_ROW ? first_mt_row(b) : find_row(b, d->me);
+    snprintf(me_name, n, "%s", *me != NULL ? (*me)->name : d->me == MT_ROW ? "mt:<heap>" : d->me);
+    if (d->peer != NULL)
+        snprintf(peer_name, n, "%s", d->peer);
+    else if (*me != NULL)
+        snprintf(peer_name, n, "locked:%s", (*me)->aut->heap);
+    else
+        snprintf(peer_name, n, "locked:<heap>");
+    *other = find_row(b, peer_name);
+}
+
 static verdict judge(const tr_bench *b, enum target t, int bench, size_t ci)
 {
     const struct target_def *d = &targets[t];
-    const tr_row *me = find_row(b, "rtmem"), *other = find_row(b, d->peer);
+    const tr_row *me, *other;
+    char me_name[TR_NAME_MAX + 8], peer_name[TR_NAME_MAX + 8];
+    target_rows(b, t, &me, &other, me_name, peer_name, sizeof me_name);
     verdict v = {NAN, "n/a", ""};
     char b1[64], b2[64];
     const char *why_me = unusable(me, me ? &me->cell[bench][ci] : NULL, b1, sizeof b1);
     const char *why_peer = unusable(other, other ? &other->cell[bench][ci] : NULL, b2, sizeof b2);
     if (why_me != NULL || why_peer != NULL) {
         if (why_me != NULL)
-            snprintf(v.detail, sizeof v.detail, "rtmem %s", why_me);
+            snprintf(v.detail, sizeof v.detail, "%s %s", me_name, why_me);
         else
-            snprintf(v.detail, sizeof v.detail, "%s %s", d->peer, why_peer);
+            snprintf(v.detail, sizeof v.detail, "%s %s", peer_name, why_peer);
         return v;
     }
     const tr_cell *cm = &me->cell[bench][ci], *cp = &other->cell[bench][ci];
     double mine = t == T_RSS ? cm->rss_mib.median : headline(cm, bench).median;
     double theirs = t == T_RSS ? cp->rss_mib.median : headline(cp, bench).median;
-    v.ratio = t == T_GLIBC ? tr_ratio(theirs, mine) : tr_ratio(mine, theirs);
+    v.ratio = d->at_least ? tr_ratio(theirs, mine) : tr_ratio(mine, theirs);
     if (isnan(v.ratio)) {
         snprintf(v.detail, sizeof v.detail, "ratio not computable (%g, %g)", mine, theirs);
         return v;
     }
-    int pass = t == T_GLIBC ? v.ratio >= d->limit : v.ratio <= d->limit;
+    int pass = d->at_least ? v.ratio >= d->limit : v.ratio <= d->limit;
     v.value = pass ? "PASS" : "FAIL";
     const char *unit = t == T_RSS ? "MiB" : bench == TR_SEED ? "ms" : "ns/block";
-    snprintf(v.detail, sizeof v.detail, "rtmem %.*f %s, %s %.*f %s: ratio %.3f %s %.1f",
-             decimals(mine), mine, unit, d->peer, decimals(theirs), theirs, unit, v.ratio,
-             t == T_GLIBC ? ">=" : "<=", d->limit);
+    snprintf(v.detail, sizeof v.detail, "%s %.*f %s, %s %.*f %s: ratio %.3f %s %.1f", me_name,
+             decimals(mine), mine, unit, peer_name, decimals(theirs), theirs, unit, v.ratio,
+             d->at_least ? ">=" : "<=", d->limit);
     return v;
 }
 
@@ -231,9 +279,12 @@ static verdict judge(const tr_bench *b, enum target t, int bench, size_t ci)
 static verdict judge_overall(const tr_bench *b, enum target t)
 {
     verdict all = {NAN, "PASS", ""};
-    int lines = 0, na = 0;
-    for (int k = 0; k < TR_NBENCH; k++)
-        for (size_t ci = 0; judged_on(b, (enum target)t, k) && ci < b->o->ncounts; ci++) {
+    int lines = 0, na = 0, benches = 0;
+    for (int k = 0; k < TR_NBENCH; k++) {
+        benches += judged_on(b, t, k);
+        for (size_t ci = 0; judged_on(b, t, k) && ci < b->o->ncounts; ci++) {
+            if (!judged_at(b, t, ci))
+                continue;
             verdict v = judge(b, t, k, ci);
             lines++;
             if (strcmp(v.value, "FAIL") == 0)
@@ -241,9 +292,14 @@ static verdict judge_overall(const tr_bench *b, enum target t)
             else if (strcmp(v.value, "n/a") == 0 && na++ == 0)
                 snprintf(all.detail, sizeof all.detail, "%s", v.detail);
         }
+    }
     if (lines == 0) {
         all.value = "n/a";
-        snprintf(all.detail, sizeof all.detail, "its benchmark was not run (--bench)");
+        if (benches == 0)
+            snprintf(all.detail, sizeof all.detail, "its benchmark was not run (--bench)");
+        else
+            snprintf(all.detail, sizeof all.detail, "judged at %zu threads, not in --threads",
+                     targets[t].only_at);
     } else if (na > 0 && strcmp(all.value, "PASS") == 0) {
         all.value = "n/a";
     }
@@ -273,6 +329,7 @@ static void print_header(const tr_bench *b)
                (unsigned long long)o->pc_blocks, TR_PC_MIN, TR_PC_MAX, (unsigned long long)o->seed,
                TR_PC_QUEUE);
     printf("locked:<heap>: %s\n", b->locked_impl);
+    printf("mt:<algorithm>: %s\n", b->mt_impl);
     if (b->env_note[0])
         printf("%s\n", b->env_note);
 }
@@ -290,7 +347,10 @@ static const tr_result *first_ok(const tr_bench *b, const tr_row *row)
 
 static const char *kind_name(enum tr_kind k)
 {
-    return k == TR_KIND_PEER ? "peer" : k == TR_KIND_DROPIN ? "drop-in" : "locked";
+    return k == TR_KIND_PEER     ? "peer"
+           : k == TR_KIND_DROPIN ? "drop-in"
+           : k == TR_KIND_MT     ? "mt"
+                                 : "locked";
 }
 
 /* --- the allocators table: text and JSON from one fill -------------------- */
@@ -319,7 +379,11 @@ static void allocator_table(table *t, const tr_bench *b)
         size_t n = 0;
         if (row->kind == TR_KIND_LOCKED)
             n = (size_t)snprintf(text, sizeof text, "rtm heap \"%s\" behind a lock, in the child",
-                                 row->name + 7);
+                                 row->aut->heap);
+        else if (row->kind == TR_KIND_MT)
+            n = (size_t)snprintf(text, sizeof text,
+                                 "mt heap of \"%s\" shards, one per thread, in the child",
+                                 row->aut->heap);
         else if (row->missing && row->kind == TR_KIND_DROPIN)
             n = (size_t)snprintf(text, sizeof text,
                                  "(librtmem-malloc.so not found beside this program)");
@@ -520,6 +584,31 @@ static void print_problems(const tr_bench *b)
                 }
 }
 
+/* An mt heap row's threads that no shard took: the fallback served them,
+ * behind its lock, so their figures are not the attached path's. */
+static void print_unattached(const tr_bench *b)
+{
+    for (size_t i = 0; i < b->nrows; i++) {
+        const tr_row *row = &b->rows[i];
+        uint64_t threads = 0, runs = 0;
+        for (int k = 0; row->kind == TR_KIND_MT && k < TR_NBENCH; k++)
+            for (size_t ci = 0; b->o->bench_on[k] && ci < b->o->ncounts; ci++)
+                for (uint64_t r = 0; r < b->o->runs; r++) {
+                    uint64_t u = row->cell[k][ci].runs[r].unattached;
+                    threads += u;
+                    runs += u != 0;
+                }
+        if (row->kind != TR_KIND_MT)
+            continue;
+        if (threads == 0)
+            printf("\n%s: every thread of every run attached to a shard of its own\n", row->name);
+        else
+            printf("\n%s: %llu threads in %llu runs could not attach (rtm_mt_attach refused) and "
+                   "were served by the fallback shard behind its lock\n",
+                   row->name, (unsigned long long)threads, (unsigned long long)runs);
+    }
+}
+
 static void print_verdicts(const tr_bench *b)
 {
     printf("\ntargets (from medians of this run):\n");
@@ -529,6 +618,8 @@ static void print_verdicts(const tr_bench *b)
                all.detail, all.detail[0] ? ")" : "");
         for (int k = 0; k < TR_NBENCH; k++)
             for (size_t ci = 0; judged_on(b, (enum target)t, k) && ci < b->o->ncounts; ci++) {
+                if (!judged_at(b, (enum target)t, ci))
+                    continue;
                 verdict v = judge(b, (enum target)t, k, ci);
                 printf("    %-7s %zu %-7s: %-4s (%s)\n", tr_bench_names[k], b->o->counts[ci],
                        k == TR_SEED ? "threads" : "pairs", v.value, v.detail);
@@ -545,6 +636,7 @@ void tr_print(const tr_bench *b)
     if (b->o->bench_on[TR_PC])
         print_pc(b);
     print_problems(b);
+    print_unattached(b);
     print_verdicts(b);
     fflush(stdout);
 }
@@ -573,6 +665,8 @@ static void json_run(json *j, const tr_result *r, int bench, uint64_t run)
     json_u64(j, "start_rss_kb", r->rss_start_kb);
     if (r->region != 0)
         json_u64(j, "region_bytes", r->region);
+    if (r->unattached != 0)
+        json_u64(j, "unattached_threads", r->unattached);
     json_obj_end(j);
 }
 
@@ -649,6 +743,7 @@ static void json_definitions(json *j, const tr_bench *b)
     json_str(j, "peak_rss", "getrusage(RUSAGE_SELF) ru_maxrss of the child at its end");
     json_str(j, "statistics", "min, median, max, mean, spread (max/min) over clean runs");
     json_str(j, "locked_heap", b->locked_impl);
+    json_str(j, "mt_heap", b->mt_impl);
     json_obj_end(j);
 }
 
@@ -666,6 +761,8 @@ static void json_verdicts(json *j, const tr_bench *b)
         json_arr(j, "lines");
         for (int k = 0; k < TR_NBENCH; k++)
             for (size_t ci = 0; judged_on(b, (enum target)t, k) && ci < b->o->ncounts; ci++) {
+                if (!judged_at(b, (enum target)t, ci))
+                    continue;
                 verdict v = judge(b, (enum target)t, k, ci);
                 json_obj(j, NULL);
                 json_str(j, "benchmark", tr_bench_names[k]);

@@ -19,7 +19,9 @@
  * NULL is not a fast allocation).
  *
  * The loop is written once (always_inline) and instantiated for malloc/free
- * and for the locked rtm heap, so the malloc rows make direct calls.
+ * and for the shared rtm heap (locked or mt), so the malloc rows make direct
+ * calls. On an mt heap each worker attaches to a shard before the gate
+ * opens (untimed, as its array) and detaches after its last round.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -35,20 +37,22 @@
 typedef struct worker {
     tr_thread t; /* first: tr_gate_run() starts it */
     tr_heap *heap;
+    int mt; /* heap is an mt heap: attach to a shard */
     uint64_t ntimes, rounds;
     int write; /* --seed-write: fill each block inside the timed loop */
     uint64_t malloc_ns, free_ns, refused;
+    int unattached; /* the mt heap refused the attach: the fallback served it */
 } worker;
 
 ALWAYS_INLINE void *do_alloc(tr_heap *h, size_t n, int locked)
 {
-    return locked ? tr_locked_alloc(h, n) : malloc(n);
+    return locked ? tr_heap_alloc(h, n) : malloc(n);
 }
 
 ALWAYS_INLINE void do_free(tr_heap *h, void *p, int locked)
 {
     if (locked)
-        tr_locked_free(h, p);
+        tr_heap_free(h, p);
     else
         free(p);
 }
@@ -81,16 +85,17 @@ ALWAYS_INLINE void work(worker *w, int locked, int write)
     void **v = malloc((size_t)w->ntimes * sizeof *v);
     if (v == NULL)
         w->refused += w->ntimes * w->rounds; /* nothing measured: unclean */
-    if (!tr_gate_wait(w->t.gate) || v == NULL) {
-        free(v);
-        return;
-    }
-    for (uint64_t r = 0; r < w->rounds; r++)
-        one_round(w, v, locked, write);
+    if (locked)
+        w->unattached = !tr_heap_enter(w->heap, w->mt);
+    if (tr_gate_wait(w->t.gate) && v != NULL)
+        for (uint64_t r = 0; r < w->rounds; r++)
+            one_round(w, v, locked, write);
+    if (locked)
+        tr_heap_leave(w->heap, w->mt);
     free(v);
 }
 
-/* The four instances: malloc or locked heap, blocks written or not. */
+/* The four instances: malloc or shared heap, blocks written or not. */
 static void *work_malloc(void *arg)
 {
     work(arg, 0, 0);
@@ -112,22 +117,23 @@ static void *work_locked_write(void *arg)
     return NULL;
 }
 
-int tr_seed_run(tr_heap *heap, size_t nworks, uint64_t ntimes, uint64_t rounds, int write,
+int tr_seed_run(tr_heap *heap, int mt, size_t nworks, uint64_t ntimes, uint64_t rounds, int write,
                 tr_seed_out *out, char *why, size_t why_n)
 {
     static worker w[TR_MAX_THREADS];
     void *(*fn)(void *) = heap != NULL ? (write ? work_locked_write : work_locked)
                                        : (write ? work_malloc_write : work_malloc);
     for (size_t k = 0; k < nworks; k++)
-        w[k] = (worker){{fn, NULL}, heap, ntimes, rounds, write, 0, 0, 0};
+        w[k] = (worker){{fn, NULL}, heap, mt, ntimes, rounds, write, 0, 0, 0, 0};
     static tr_gate gate;
-    *out = (tr_seed_out){0, 0, 0, 0, 0};
+    *out = (tr_seed_out){0, 0, 0, 0, 0, 0};
     if (tr_gate_run(&gate, nworks, w, sizeof w[0], &out->wall_ns, why, why_n) != 0)
         return -1;
     for (size_t k = 0; k < nworks; k++) {
         out->malloc_ns += w[k].malloc_ns;
         out->free_ns += w[k].free_ns;
         out->refused += w[k].refused;
+        out->unattached += (uint64_t)w[k].unattached;
     }
     out->blocks = (uint64_t)nworks * ntimes * rounds;
     return 0;

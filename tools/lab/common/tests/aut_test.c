@@ -14,8 +14,8 @@
 #include "common/tests/check.h"
 
 static const char *const own[] = {"mmap", NULL};
-static const aut_rules all = {AUT_ACCEPT(AUT_RTM) | AUT_ACCEPT(AUT_LOCKED) | AUT_ACCEPT_MALLOC |
-                                  AUT_ACCEPT(AUT_OWN),
+static const aut_rules all = {AUT_ACCEPT(AUT_RTM) | AUT_ACCEPT(AUT_LOCKED) | AUT_ACCEPT(AUT_MT) |
+                                  AUT_ACCEPT_MALLOC | AUT_ACCEPT(AUT_OWN),
                               own, "test names"};
 
 static void kinds(void)
@@ -29,6 +29,12 @@ static void kinds(void)
     CHECK(aut_parse("locked:tlsf", &all, &a, why, sizeof why) == 0);
     CHECK(a.kind == AUT_LOCKED && strcmp(a.heap, "tlsf") == 0 &&
           strcmp(a.name, "locked:tlsf") == 0);
+    CHECK(aut_is_shared_heap(&a));
+    CHECK(aut_parse("mt:tlsf", &all, &a, why, sizeof why) == 0);
+    CHECK(a.kind == AUT_MT && strcmp(a.heap, "tlsf") == 0 && aut_is_shared_heap(&a) &&
+          !aut_is_malloc(&a) && !aut_preloads(&a));
+    CHECK(aut_parse("mt:halffit", &all, &a, why, sizeof why) == 0 && a.kind == AUT_MT);
+    CHECK(strcmp(aut_kind_name(AUT_MT), "mt heap") == 0);
     CHECK(aut_parse("glibc", &all, &a, why, sizeof why) == 0);
     CHECK(a.kind == AUT_LIBC && a.peer != NULL && aut_is_malloc(&a) && !aut_preloads(&a));
     CHECK(aut_parse("mimalloc", &all, &a, why, sizeof why) == 0);
@@ -49,9 +55,16 @@ static void refusals(void)
     CHECK(strstr(why, "unknown allocator 'nosuchmalloc'") && strstr(why, "test names"));
     CHECK(aut_parse("locked:nosuchheap", &all, &a, why, sizeof why) == -1);
     CHECK(aut_parse("locked:glibc", &all, &a, why, sizeof why) == -1);
+    /* The mt heap refuses the fixed-size pool and unknown algorithms. */
+    CHECK(aut_parse("mt:pool", &all, &a, why, sizeof why) == -1 && strstr(why, "unknown"));
+    CHECK(aut_parse("mt:pool:4096", &all, &a, why, sizeof why) == -1);
+    CHECK(aut_parse("mt:nosuch", &all, &a, why, sizeof why) == -1);
+    CHECK(aut_parse("mt:", &all, &a, why, sizeof why) == -1);
+    CHECK(aut_parse("mt:glibc", &all, &a, why, sizeof why) == -1);
     /* Known, but not a kind this command measures. */
     CHECK(aut_parse("glibc", &heaps, &a, why, sizeof why) == -1 && strstr(why, "unknown"));
     CHECK(aut_parse("locked:tlsf", &heaps, &a, why, sizeof why) == -1);
+    CHECK(aut_parse("mt:tlsf", &heaps, &a, why, sizeof why) == -1);
     CHECK(aut_parse("mmap", &heaps, &a, why, sizeof why) == -1);
     char longname[AUT_NAME_MAX + 8];
     memset(longname, 'x', sizeof longname - 1);
