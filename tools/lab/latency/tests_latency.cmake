@@ -129,10 +129,9 @@ add_test(NAME lab.latency.no-rt-says
 # The contended runs, locked and mt heaps: both run cleanly (each fails when
 # its heap is not sound and empty at the end, an allocation was refused or a
 # thread could not attach; the command's exit status is checked) and the
-# report compares H's worst calls.
+# report compares H's worst calls (tests/contended.sh).
 add_test(NAME lab.latency.contended
-         COMMAND sh -c "out=$(\"$0\" latency --quick --tests HeapContendedLocked,HeapContendedMt) || { echo \"latency exited $?\"; exit 1; }; printf '%s\n' \"$out\"; printf '%s\n' \"$out\" | grep -q 'contended heap (HeapContended\*): H.s worst call .* locked / mt = '"
-                 ${rtmem_lab_exe})
+         COMMAND sh ${CMAKE_CURRENT_SOURCE_DIR}/latency/tests/contended.sh ${rtmem_lab_exe})
 set_tests_properties(lab.latency.quick-json lab.latency.no-rt lab.latency.subset
                      lab.latency.lost-wakeup lab.latency.no-rt-says lab.latency.contended
                      PROPERTIES TIMEOUT 120)
