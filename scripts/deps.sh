@@ -10,6 +10,9 @@
 # `cross`: Debian's cross compilers (C and C++) for aarch64, armhf, s390x
 # and i686 and qemu-user-static, for scripts/test-cross.sh (`make
 # test-cross`, and the CI stage for aarch64 and armhf: docs/TESTING.md).
+# `firmware`: the Arm bare-metal compiler, picolibc and qemu-system-arm, for
+# scripts/test-firmware.sh and scripts/flash-size.sh (`make test-firmware`,
+# the CI's firmware stage; docs/FIRMWARE.md).
 # `check`: what `build` needs, only checked and reported, never installed
 # (`make build` runs this one: installing is left to `make test`,
 # `make bench` and this script called directly).
@@ -32,7 +35,8 @@ case "$what" in
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite clang) ;;
   cross) ;;
-  *) echo "usage: scripts/deps.sh build|bench|ci|cross|check" >&2; exit 2 ;;
+  firmware) ;;
+  *) echo "usage: scripts/deps.sh build|bench|ci|cross|firmware|check" >&2; exit 2 ;;
 esac
 # The cross packages (scripts/test-cross.sh, `make test-cross`, the CI
 # stage): the C compilers and qemu required in cross.
@@ -50,6 +54,14 @@ case "$what" in
       opt_pkgs+=("g++-$t")
     done ;;
 esac
+# firmware: all required. picolibc has no command to look for: need_debs
+# are packages checked by name.
+need_debs=()
+if [ "$what" = firmware ]; then
+  need_cmds+=(arm-none-eabi-gcc qemu-system-arm)
+  need_pkgs+=(gcc-arm-none-eabi qemu-system-arm)
+  need_debs+=(picolibc-arm-none-eabi)
+fi
 # ci: gcc-<N>-multilib (the 32-bit compiler) instead of the gcc-multilib
 # metapackage, which would evict the cross compilers on every run and be
 # evicted by them in turn; keep_m32 adds the one link it would have added.
@@ -78,6 +90,9 @@ keep_m32() {
 missing=()
 for i in "${!need_cmds[@]}"; do
   command -v "${need_cmds[$i]}" >/dev/null 2>&1 || missing+=("${need_pkgs[$i]}")
+done
+for p in "${need_debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 opt_missing=()
 for p in "${opt_pkgs[@]}"; do

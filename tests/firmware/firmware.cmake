@@ -1,0 +1,22 @@
+# SPDX-License-Identifier: MIT
+# The firmware runs as ctest tests (label "firmware"): one per emulated
+# board, each scripts/test-firmware.sh for that board, skipped (exit 77)
+# when the Arm compiler, picolibc or qemu-system-arm is missing. A board
+# takes one to three minutes of emulation, so they are registered only when
+# asked for: cmake -DRTMEM_FIRMWARE_TESTS=ON, then ctest -L firmware. CI
+# runs the same script as a stage of its own (.ci/run).
+if(RTMEM_FIRMWARE_TESTS)
+  foreach(board an385 an386 an505 microbit)
+    add_test(NAME firmware_${board}
+             COMMAND ${PROJECT_SOURCE_DIR}/scripts/test-firmware.sh
+                     -o ${CMAKE_CURRENT_BINARY_DIR}/firmware -j 1 ${board})
+    set_tests_properties(firmware_${board} PROPERTIES LABELS firmware SKIP_RETURN_CODE 77)
+    # After tests/CMakeLists.txt gives every test its budget: a board's
+    # emulation needs more on a loaded machine.
+    if(CMAKE_VERSION VERSION_GREATER_EQUAL 3.19)
+    cmake_language(DEFER DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR} CALL set_tests_properties
+                   firmware_${board} PROPERTIES TIMEOUT 1200)
+    endif()
+  endforeach()
+endif()
+
