@@ -18,7 +18,10 @@
 # programs here (LEFT_OUT below), single test functions in
 # tests/firmware/board.c.
 #
-# Usage: scripts/test-firmware.sh [-o OUTDIR] [-j JOBS] [BOARD...]
+# Usage: scripts/test-firmware.sh [-q] [-o OUTDIR] [-j JOBS] [BOARD...]
+#   -q: quick, each model case with one seed (--seed 1) instead of its two
+#       or three: a third of the emulation time (CI, on the boards beyond
+#       the Cortex-M4F).
 #   BOARD: an385 (Cortex-M3), an386 (Cortex-M4F), an505 (Cortex-M33),
 #          microbit (Cortex-M0); default: all.
 # Exit status: 0 all ran tests passed, 1 a test failed or an image did not
@@ -28,12 +31,14 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=$root/build-firmware
 jobs=2
+quick=0
 usage() {
   sed -n '/^# Usage:/,/^# firmware/p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
-while getopts "o:j:h" opt; do
+while getopts "qo:j:h" opt; do
   case "$opt" in
+    q) quick=1 ;;
     o) out=$OPTARG ;;
     j) jobs=$OPTARG ;;
     *) usage ;;
@@ -43,6 +48,8 @@ shift $((OPTIND - 1))
 boards=("$@")
 [ ${#boards[@]} -gt 0 ] || boards=(an385 an386 an505 microbit)
 steps=${RTMEM_FW_STEPS:-}
+model_args=${steps:+ --steps $steps}
+[ "$quick" = 0 ] || model_args+=" --seed 1"
 case "$jobs$steps" in *[!0-9]*) usage ;; esac
 
 for tool in arm-none-eabi-gcc qemu-system-arm; do
@@ -107,7 +114,7 @@ programs=(
   "test_debug|tests/unit/test_debug.c|debug|"
 )
 for heap in tlsf pool buddy halffit heapmem slab xvmalloc tlsf_cached; do
-  programs+=("test_model_$heap|tests/model/test_model_$heap.c tests/model/model_driver.c|lib|--band small${steps:+ --steps $steps}")
+  programs+=("test_model_$heap|tests/model/test_model_$heap.c tests/model/model_driver.c|lib|--band small$model_args")
 done
 programs+=(
   "test_harden_tlsf|tests/hardening/test_harden_tlsf.c|lib|$(for c in overlap foreign interior stale header pool wrap; do
@@ -122,9 +129,9 @@ programs+=(
 small_board_programs=(
   "test_version|tests/unit/test_version.c|lib|"
   "test_harden_halffit|tests/hardening/test_harden_halffit.c|lib|merged;stale"
-  "test_model_pool|tests/model/test_model_pool.c tests/model/model_driver.c|lib|--case 0;--case 1;--case 2;--case 3"
-  "test_model_buddy|tests/model/test_model_buddy.c tests/model/model_driver.c|lib|--case 0;--case 1;--case 2"
-  "test_model_heapmem|tests/model/test_model_heapmem.c tests/model/model_driver.c|lib|--case 0;--case 1;--case 2"
+  "test_model_pool|tests/model/test_model_pool.c tests/model/model_driver.c|lib|--case 0$model_args;--case 1$model_args;--case 2$model_args;--case 3$model_args"
+  "test_model_buddy|tests/model/test_model_buddy.c tests/model/model_driver.c|lib|--case 0$model_args;--case 1$model_args;--case 2$model_args"
+  "test_model_heapmem|tests/model/test_model_heapmem.c tests/model/model_driver.c|lib|--case 0$model_args;--case 1$model_args;--case 2$model_args"
 )
 # Whole programs that cannot run on a board.
 left_out=(
