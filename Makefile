@@ -54,6 +54,16 @@ test-cross:
 	@scripts/deps.sh cross
 	scripts/test-cross.sh $(CROSS_ARCHS)
 
+# The heaps' own tests on emulated Cortex-M boards (scripts/test-firmware.sh,
+# docs/FIRMWARE.md): Cortex-M3, M4F, M33 and M0 under qemu-system-arm, in
+# build-firmware/; installs the Arm compiler, picolibc and qemu first when
+# run as root, or names them (scripts/deps.sh firmware).
+FIRMWARE_BOARDS ?= an385 an386 an505 microbit
+.PHONY: test-firmware
+test-firmware:
+	@scripts/deps.sh firmware
+	scripts/test-firmware.sh -j $(JOBS) $(FIRMWARE_BOARDS)
+
 format-check: build
 	cmake --build $(BUILD) --target format-check
 

@@ -13,6 +13,9 @@
 # and i686 and qemu-user-static, for scripts/test-cross.sh (`make
 # test-cross`, and the CI stage for aarch64 and armhf: docs/TESTING.md),
 # and python3-jsonschema, since it runs the same ctest suite as `build`.
+# `firmware`: the Arm bare-metal compiler, picolibc and qemu-system-arm, for
+# scripts/test-firmware.sh and scripts/flash-size.sh (`make test-firmware`,
+# the CI's firmware stage; docs/FIRMWARE.md).
 # `check`: what `build` needs, only checked and reported, never installed
 # (`make build` runs this one: installing is left to `make test`,
 # `make bench` and this script called directly).
@@ -44,7 +47,8 @@ case "$what" in
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib g++-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite clang valgrind) ;;
   cross) opt_pkgs=("${suite_pkgs[@]}") ;;
-  *) echo "usage: scripts/deps.sh [--list] build|bench|ci|cross|check" >&2; exit 2 ;;
+  firmware) ;;
+  *) echo "usage: scripts/deps.sh [--list] build|bench|ci|cross|firmware|check" >&2; exit 2 ;;
 esac
 # The cross packages (scripts/test-cross.sh, `make test-cross`, the CI
 # stage): the C compilers and qemu required in cross.
@@ -62,6 +66,14 @@ case "$what" in
       opt_pkgs+=("g++-$t")
     done ;;
 esac
+# firmware: all required. picolibc has no command to look for: need_debs
+# are packages checked by name.
+need_debs=()
+if [ "$what" = firmware ]; then
+  need_cmds+=(arm-none-eabi-gcc qemu-system-arm)
+  need_pkgs+=(gcc-arm-none-eabi qemu-system-arm)
+  need_debs+=(picolibc-arm-none-eabi)
+fi
 # ci: gcc-<N>-multilib (the 32-bit compiler) instead of the gcc-multilib
 # metapackage, which would evict the cross compilers on every run and be
 # evicted by them in turn; keep_m32 adds the one link it would have added.
@@ -108,6 +120,9 @@ fi
 missing=()
 for i in "${!need_cmds[@]}"; do
   command -v "${need_cmds[$i]}" >/dev/null 2>&1 || missing+=("${need_pkgs[$i]}")
+done
+for p in "${need_debs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 opt_missing=()
 for p in "${opt_pkgs[@]}"; do

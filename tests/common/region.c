@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * tests/common/region.c -- malloc'd, guarded and sparse regions for the
- * tests (see region.h for why each kind exists). POSIX mmap/mprotect.
+ * tests/common/region.c -- guarded and sparse regions for the tests (see
+ * region.h for why each kind exists; region_malloc.c has the malloc'd
+ * ones). POSIX mmap/mprotect.
  */
 #include "region.h"
 
@@ -17,30 +18,6 @@ size_t region_page_size(void)
 {
     long page = sysconf(_SC_PAGESIZE);
     return page > 0 ? (size_t)page : 4096u;
-}
-
-test_region region_malloc(size_t bytes, size_t misalign)
-{
-    test_region r;
-    /* 64 bytes of slack to move the start to the wanted residue mod 64,
-     * plus 64 so that even misalign 63 leaves `bytes` inside the block. */
-    r.raw = malloc(bytes + 128u);
-    if (r.raw == NULL) {
-        fprintf(stderr, "region_malloc: malloc(%zu) failed\n", bytes + 128u);
-        exit(EXIT_FAILURE);
-    }
-    uintptr_t base = ((uintptr_t)r.raw + 63u) & ~(uintptr_t)63u;
-    r.mem = (unsigned char *)r.raw + (base - (uintptr_t)r.raw) + (misalign % 64u);
-    r.bytes = bytes;
-    return r;
-}
-
-void region_free(test_region *r)
-{
-    free(r->raw);
-    r->raw = NULL;
-    r->mem = NULL;
-    r->bytes = 0;
 }
 
 guarded_region region_map_guarded(size_t pages, size_t lead)

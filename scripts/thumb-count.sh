@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Exact Thumb-2 instruction counts of heap calls on a Cortex-M4
+# (docs/FIRMWARE.md, "Instructions per call on Cortex-M4"): builds
+# tests/firmware/count_app.c (states built, then one measured call each)
+# against picolibc, boots it on qemu's mps2-an386 halted, and lets
+# gdb-multiarch single-step every call of the counted functions through
+# qemu's gdb stub (tests/firmware/count_steps.py). The method is checked on
+# hand_counted(), five instructions by hand: any other count fails the run.
+# Usage: scripts/thumb-count.sh [-O2|-Os]   (default -O2)
+# Exit status 77 when the compiler, qemu-system-arm or gdb-multiarch is
+# missing (scripts/deps.sh firmware).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+opt=${1:--O2}
+case "$opt" in -O2|-Os) ;; *) sed -n '/^# Usage:/p' "$0" | sed 's/^# //' >&2; exit 2 ;; esac
+for tool in arm-none-eabi-gcc qemu-system-arm gdb-multiarch; do
+  command -v "$tool" >/dev/null 2>&1 \
+    || { echo "thumb-count: skipped, $tool not installed (scripts/deps.sh firmware)" >&2; exit 77; }
+done
+out=$(mktemp -d)
+qemu_pid=
+cleanup() { [ -z "$qemu_pid" ] || kill "$qemu_pid" 2>/dev/null || true; rm -rf "$out"; }
+trap cleanup EXIT
+src=(src/core/error.c src/heaps/tlsf.c src/heaps/tlsf_check.c src/heaps/halffit.c
+     src/heaps/halffit_check.c)
+arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 "$opt" -g -std=c11 \
+  -DNDEBUG -I"$root/include" -I"$root/src" --specs=picolibc.specs --oslib=semihost \
+  --crt0=semihost "$root/tests/firmware/count_app.c" "${src[@]/#/$root/}" \
+  -Wl,--defsym=__flash=0 -Wl,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x21000000 \
+  -Wl,--defsym=__ram_size=0x1000000 -o "$out/count.elf"
+port=$((20000 + RANDOM % 20000))
+qemu-system-arm -M mps2-an386 -nographic -monitor none -serial null \
+  -semihosting-config enable=on,target=native -gdb "tcp:127.0.0.1:$port" -S \
+  -kernel "$out/count.elf" >"$out/qemu.log" 2>&1 &
+qemu_pid=$!
+sleep 1
+RTM_COUNT_FUNCTIONS="hand_counted rtm_tlsf_alloc rtm_tlsf_free rtm_halffit_alloc rtm_halffit_free" \
+  timeout 300 gdb-multiarch -q -batch -ex "target remote 127.0.0.1:$port" \
+  -x "$root/tests/firmware/count_steps.py" "$out/count.elf" >"$out/gdb.log" 2>&1 || true
+grep '^COUNT' "$out/gdb.log" | sed 's/^COUNT //' >"$out/counts"
+if ! grep -qx 'hand_counted #1: 5' "$out/counts"; then
+  echo "thumb-count: FAIL, hand_counted() (5 instructions by hand) counted as:" \
+       "$(grep hand_counted "$out/counts" || echo nothing)" >&2
+  tail -n 20 "$out/gdb.log" >&2
+  exit 1
+fi
+echo "Cortex-M4, gcc $opt, instructions per call (gdb single-step through qemu's stub):"
+cat "$out/counts"
