@@ -318,6 +318,7 @@ static inline void give_back(mt_shard *s, uintptr_t p, uint64_t v)
 size_t rtm_mt_take_back(rtm_mt *m, mt_shard *s, size_t max)
 {
     size_t n = 0;
+    uint64_t taken = 0;
     for (; n < max; n++) {
         mt_node *node = mt_inbox_pop(s);
         if (node == NULL)
@@ -325,21 +326,36 @@ size_t rtm_mt_take_back(rtm_mt *m, mt_shard *s, size_t max)
         uintptr_t p = (uintptr_t)node;
         uint64_t raw = atomic_load_explicit(mt_word_at(p), memory_order_relaxed);
         uint64_t v = raw ^ mt_key(m, p); /* pending: only such words enter the inbox */
-        /* Freed, so that a later free of the same pointer is a double free. */
+        /* Freed before the memory goes back: no word left behind in the
+         * shard's heap may read as live or pending (mt_whole.c's scan for a
+         * block's word relies on it), and a later free of the pointer is
+         * then a double free. */
         atomic_store_explicit(mt_word_at(p), raw ^ (uint64_t)(MT_PENDING ^ MT_FREED),
                               memory_order_relaxed);
         give_back(s, p, v);
-        atomic_fetch_sub_explicit(&s->pending, mt_pending_of(mt_v_usable(v)), memory_order_relaxed);
+        taken += mt_pending_of(mt_v_usable(v));
     }
+    if (taken != 0) /* one atomic for the batch */
+        atomic_fetch_sub_explicit(&s->pending, taken, memory_order_relaxed);
     return n;
 }
 
-/* A new block of s's heap (q, prefix bytes in front of the caller's part)
- * made live. */
-static inline void *seal_new(rtm_mt *m, mt_shard *s, void *q, size_t prefix)
+/* The usable size a request gets: rounded up to 8, and at least 8 (room
+ * for the inbox link on every target). The shard's heap is asked for this
+ * much plus the prefix, and what it gives beyond stays unused: asking it
+ * for its own usable size would cost a validated query (about 40
+ * instructions on TLSF) on every allocation. */
+static inline size_t usable_for(size_t size)
+{
+    size = (size + RTM_ALIGN - 1u) & ~(size_t)(RTM_ALIGN - 1u);
+    return size != 0 ? size : RTM_ALIGN;
+}
+
+/* A new block of s's heap (q, prefix bytes in front of the caller's part,
+ * usable bytes from usable_for) made live. */
+static inline void *seal_new(rtm_mt *m, mt_shard *s, void *q, size_t prefix, size_t usable)
 {
     uintptr_t p = (uintptr_t)q + prefix;
-    size_t usable = rtm_usable_size(s->heap, q) - prefix;
     atomic_store_explicit(mt_word_at(p),
                           mt_seal(m, p, usable, (unsigned)__builtin_ctzll(prefix), MT_LIVE),
                           memory_order_relaxed);
@@ -369,10 +385,9 @@ static void *shard_alloc(rtm_mt *m, mt_shard *s, size_t alignment, size_t size)
 {
     size_t prefix = alignment <= RTM_MT_BLOCK_OVERHEAD ? RTM_MT_BLOCK_OVERHEAD : alignment;
     (void)rtm_mt_take_back(m, s, RTM_MT_BATCH);
-    if (size < RTM_MT_BLOCK_OVERHEAD)
-        size = RTM_MT_BLOCK_OVERHEAD; /* room for the inbox link, 8 on every target */
-    if (RTM_UNLIKELY(size > SIZE_MAX - prefix))
+    if (RTM_UNLIKELY(size > SIZE_MAX - prefix - RTM_ALIGN))
         return refused(s);
+    size = usable_for(size);
     void *q = heap_alloc(s->heap, alignment, size + prefix);
     if (RTM_UNLIKELY(q == NULL)) {
         if (errno != ENOMEM)
@@ -382,7 +397,7 @@ static void *shard_alloc(rtm_mt *m, mt_shard *s, size_t alignment, size_t size)
         if (q == NULL)
             return refused(s);
     }
-    return seal_new(m, s, q, prefix);
+    return seal_new(m, s, q, prefix, size);
 }
 
 static void *mt_alloc(rtm_heap *h, size_t size)
@@ -463,10 +478,9 @@ static void mt_free(rtm_heap *h, void *ptr)
 static void *own_realloc(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, uint64_t v, size_t size)
 {
     size_t prefix = prefix_of(v);
-    if (size < RTM_MT_BLOCK_OVERHEAD)
-        size = RTM_MT_BLOCK_OVERHEAD;
-    if (size > SIZE_MAX - prefix)
+    if (size > SIZE_MAX - prefix - RTM_ALIGN)
         return refused(s);
+    size = usable_for(size);
     if (!claim(m, p, raw, MT_FREED))
         return NULL;
     (void)rtm_mt_take_back(m, s, RTM_MT_BATCH);
@@ -482,7 +496,7 @@ static void *own_realloc(rtm_mt *m, mt_shard *s, uintptr_t p, uint64_t raw, uint
     }
     s->used -= mt_v_usable(v);
     s->live--;
-    return seal_new(m, s, q2, prefix);
+    return seal_new(m, s, q2, prefix, size);
 }
 
 /* A block of another shard: a new one in the caller's, the data copied,
