@@ -168,11 +168,15 @@ static size_t usable_of(wcet_heap *w, const void *p)
 }
 
 /* What lies between one block's last usable byte and the next block: TLSF's
- * header, and for tlsf_cached and the mt heap the check word below every
- * block too. */
+ * header, and for tlsf_cached the check word below every block too. The mt
+ * heap's usable size is the request rounded to 8 (u), and it asks TLSF for
+ * u + 8 (its check word), which TLSF's span rounds up to u + 16: 16 between
+ * u and the next block's payload. */
 static size_t between_blocks(const wcet_heap *w)
 {
-    return HDR + (w->al == AL_TLSF_CACHED || w->al == AL_MT_TLSF ? 8u : 0u);
+    if (w->al == AL_MT_TLSF)
+        return (HDR + 8u + 7u) & ~(size_t)7u;
+    return HDR + (w->al == AL_TLSF_CACHED ? 8u : 0u);
 }
 
 int wcet_adjacent(wcet_heap *w, const void *p, const void *q)
