@@ -86,6 +86,18 @@ rtm_stats rtm_mt_stats(rtm_heap *h)
 /* The blocks of a shard, as the caller sees them                          */
 /* ---------------------------------------------------------------------- */
 
+/* Whether a word of the given prefix can be the word of a block p inside
+ * the heap block q: a block of prefix 8 starts right after its word at the
+ * heap block's start (p = q + 8); an aligned one is aligned to its prefix,
+ * at least a prefix into the heap block. A word elsewhere is one left
+ * behind in memory the heap handed out again. */
+static int at_its_place(uintptr_t q, uintptr_t p, size_t prefix)
+{
+    if (prefix == RTM_MT_BLOCK_OVERHEAD)
+        return p == q + RTM_MT_BLOCK_OVERHEAD;
+    return (p & (prefix - 1u)) == 0 && p - q >= prefix;
+}
+
 /* The check word of a used block q of a shard's heap (usable bytes). The
  * caller's pointer is not always q + prefix: a heap may hand out an aligned
  * block from inside one of its blocks (TLSF forwards to the first aligned
@@ -104,7 +116,7 @@ static mt_word find_word(const rtm_mt *m, const mt_shard *s, uintptr_t q, size_t
     mt_word none = {0, 0, 0};
     for (uintptr_t p = q + RTM_MT_BLOCK_OVERHEAD; p <= q + usable; p += RTM_MT_BLOCK_OVERHEAD) {
         mt_word w = mt_open(m, s, p, atomic_load_explicit(mt_word_at(p), memory_order_relaxed));
-        if ((w.state == MT_LIVE || w.state == MT_PENDING) && w.prefix <= p - q &&
+        if ((w.state == MT_LIVE || w.state == MT_PENDING) && at_its_place(q, p, w.prefix) &&
             w.usable <= q + usable - p) {
             *p_out = p;
             return w;
