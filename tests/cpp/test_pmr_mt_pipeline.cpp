@@ -18,7 +18,8 @@
  *    a fresh page touched in the loop counts;
  * while the loop really allocates (the sensor's shard sees every message)
  * and every block is back at the end (live_blocks 0, the check passes).
- * Not for TSan builds (the runtime's own thread and mappings: exit 77).
+ * Not for TSan builds (the runtime's own thread and mappings: exit 77); in
+ * ASan builds the page faults are printed, not asserted (ASan's shadow).
  */
 #define PMR_MT_PIPELINE_NO_MAIN 1
 #include "../../examples/pmr_mt_pipeline.cpp"
@@ -34,6 +35,14 @@
 #include <unistd.h>
 
 #include "../common/check.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define RTM_TEST_UNDER_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define RTM_TEST_UNDER_ASAN 1
+#endif
+#endif
 
 namespace
 {
@@ -154,7 +163,15 @@ void test_pipeline_strict()
     std::printf("  10000 messages under seccomp strict: %ld page faults, %zu blocks left, "
                 "%zu refused\n",
                 o.faults, o.left, o.failed);
+#if defined(RTM_TEST_UNDER_ASAN)
+    /* ASan's shadow memory (an eighth of every touched range, mapped by its
+     * instrumentation on first use, outside the program's pages) can fault
+     * in the loop: the count is printed, not asserted, in ASan builds. The
+     * system-call check above holds in every build. */
+    std::printf("  (ASan build: page faults not asserted)\n");
+#else
     CHECK_EQ(o.faults, 0);
+#endif
     CHECK_EQ(o.left, 0);
     CHECK_EQ(o.failed, 0);
     CHECK(o.sensor != 0 && o.planner != 0);
