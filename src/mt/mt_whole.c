@@ -90,7 +90,10 @@ rtm_stats rtm_mt_stats(rtm_heap *h)
  * the heap block q: a block of prefix 8 starts right after its word at the
  * heap block's start (p = q + 8); an aligned one is aligned to its prefix,
  * at least a prefix into the heap block. A word elsewhere is one left
- * behind in memory the heap handed out again. */
+ * behind in memory the heap handed out again: freed, but a later block
+ * that ended inside it may have overwritten its low bytes (state and
+ * prefix) with user data, and then it can read as live or pending (seen in
+ * the model test, about once in 50 runs, before this rule). */
 static int at_its_place(uintptr_t q, uintptr_t p, size_t prefix)
 {
     if (prefix == RTM_MT_BLOCK_OVERHEAD)
