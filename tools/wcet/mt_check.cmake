@@ -5,16 +5,7 @@
 # take-back-all case), its verdicts were judged against this run's tlsf rows,
 # and the take-back-all count grows with the pending count. A run that
 # measured nothing, or never reached a path, cannot pass.
-if(NOT EXISTS "${FILE}")
-  message(FATAL_ERROR "${FILE} was not written")
-endif()
-file(READ "${FILE}" doc)
-macro(json_get var)
-  string(JSON ${var} ERROR_VARIABLE err GET "${doc}" ${ARGN})
-  if(err)
-    message(FATAL_ERROR "${FILE}: ${ARGN}: ${err}")
-  endif()
-endmacro()
+include(${CMAKE_CURRENT_LIST_DIR}/../../cmake/json_read.cmake)
 foreach(field remote_free owner_alloc owner_free owner_alloc_bound owner_free_bound)
   json_get(v mt_verdict ${field})
   if(NOT v GREATER 0)

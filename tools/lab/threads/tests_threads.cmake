@@ -10,16 +10,7 @@ if(CMAKE_SCRIPT_MODE_FILE)
   # kind mt, ok (every run clean: its heap check and leak check held at the
   # end), every thread attached, and the mt targets have their lines at 2
   # threads.
-  if(NOT EXISTS "${FILE}")
-    message(FATAL_ERROR "${FILE} was not written")
-  endif()
-  file(READ "${FILE}" doc)
-  macro(json_get var)
-    string(JSON ${var} ERROR_VARIABLE err GET "${doc}" ${ARGN})
-    if(err)
-      message(FATAL_ERROR "${FILE}: ${ARGN}: ${err}")
-    endif()
-  endmacro()
+  include(${CMAKE_CURRENT_LIST_DIR}/../../../cmake/json_read.cmake)
   json_get(tool tool)
   json_get(command command)
   json_get(version schema_version)
