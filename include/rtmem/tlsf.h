@@ -11,8 +11,15 @@
  *  - A used block costs a 4-byte header (half a machine word on 64-bit, one
  *    on 32-bit); payloads are aligned to RTM_ALIGN (8) bytes.
  *  - A request is served if any free block of the request's good-fit class
- *    or above exists, or if the largest block of the request's own class is
- *    big enough (see docs/TLSF.md: what remains of the good-fit gap).
+ *    or above exists, or if the head of the request's own class (the block
+ *    freed there last) is big enough (see docs/TLSF.md: what remains of the
+ *    good-fit gap).
+ *  - The tail rule: a block taken for a request keeps a tail shorter than
+ *    three quarters of the request instead of splitting it off (a fragment
+ *    few requests fit, which every later merge would unlink from a long
+ *    list); rtm_tlsf_usable_size() reports what the block holds.
+ *    RTM_TLSF_TAIL_EIGHTHS (a build option; 0 = split every tail that can
+ *    stand alone) sets the fraction; docs/TLSF.md, "The tail rule".
  *  - All metadata lives inside the regions; links are offsets from the
  *    control structure, so the heap is position independent.
  *

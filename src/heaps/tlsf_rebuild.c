@@ -13,12 +13,13 @@
  * (tlsf.c; PREV_FREE-only changes are listed but the rebuild recomputes
  * them anyway):
  *   alloc          the block it takes: the head of the request's own list
- *                  (exact-fit probe) or the head or second block of the
- *                  first non-empty list at or above the good-fit class;
- *                  aligned alloc: the head or second of the first list at
- *                  or above the class of size + align + MIN_SPAN, or the
- *                  head of that size's own list. Split tails and alignment
- *                  gaps are written inside the block taken.
+ *                  (the probe) or the head of the first non-empty list at
+ *                  or above the good-fit class, and the block after that
+ *                  head (its back link); aligned alloc: the head of the
+ *                  first list at or above the class of size + align +
+ *                  MIN_SPAN, or the head of that size's own list. Split
+ *                  tails and alignment gaps are written inside the block
+ *                  taken.
  *   free           the block, its free predecessor (merge), its successor
  *                  and the block after a free successor (PREV_FREE).
  *   realloc        in place: the block, its successor, the one after it
@@ -89,8 +90,8 @@ static void save(const rtm_tlsf *t, ptrdiff_t off, rtm_tlsf_undo *u)
     u->count++;
 }
 
-/* Saves the head of list idx and the block after it (list_take_any takes
- * the second when there is one). */
+/* Saves the head of list idx and the block after it (list_take_head
+ * rewrites the second's back link). */
 static void save_head_and_second(const rtm_tlsf *t, unsigned idx, rtm_tlsf_undo *u)
 {
     ptrdiff_t head = link_offset(t->heads[idx]);
@@ -248,6 +249,25 @@ static void rebuild_pool(rtm_tlsf *t, tlsf_pool *pool, rebuild_totals *sum)
         close_free_run(t, run, run_span, sum);
 }
 
+/* Moves each list's largest block to its head, so that the probe and
+ * largest_free see it (the lists are LIFO: after the walk each head is the
+ * block at the highest address). O(free blocks), as the walk. */
+static void largest_first(rtm_tlsf *t)
+{
+    for (unsigned idx = 0; idx < LIST_COUNT; idx++) {
+        char *best = NULL;
+        for (ptrdiff_t link = t->heads[idx]; link != 0; link = *link_next(link_at(t, link))) {
+            char *b = link_at(t, link);
+            if (best == NULL || span_of(b) > span_of(best))
+                best = b;
+        }
+        if (best != NULL && link_to(t, best) != t->heads[idx]) {
+            list_remove(t, best);
+            list_insert(t, best, span_of(best));
+        }
+    }
+}
+
 int rtm_tlsf_pools_within(const rtm_tlsf *t, size_t bytes)
 {
     size_t pools = 0, limit = bytes / (POOL_FIRST_PAYLOAD + MIN_SPAN) + 1u;
@@ -289,6 +309,7 @@ int rtm_tlsf_rebuild(rtm_tlsf *t)
     rebuild_totals sum = {0, 0, 0, 0};
     for (ptrdiff_t off = t->first_pool; off != 0; off = pool_at(t, off)->next)
         rebuild_pool(t, pool_at(t, off), &sum);
+    largest_first(t);
     t->used_bytes = sum.used_bytes;
     t->live_blocks = sum.live_blocks;
     t->free_blocks = sum.free_blocks;

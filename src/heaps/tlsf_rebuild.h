@@ -59,7 +59,7 @@ void rtm_tlsf_undo_apply(rtm_tlsf *t, const rtm_tlsf_undo *u);
 
 /* Recomputes everything but the header words' spans and FREE bits: merges
  * adjacent free blocks, rewrites PREV_FREE bits, footers and the sentinels,
- * rebuilds the free lists (largest block at each head) and bitmaps, and the
+ * rebuilds the free lists (each list's largest block at its head) and bitmaps, and the
  * used, live and free counters (the peak is raised to the use if below it;
  * failed allocations and the largest alignment are kept; the grow function
  * is cleared, as a segment's must be). Returns 0, or -1

@@ -195,8 +195,13 @@ static int add_rung(bench *b, ladder *l, size_t s)
     if (l->n == 1024 || s + 2u * MIN_SPAN + l->reserve > room)
         return 0;
     unsigned char *p = m_alloc(b, s - HDR);
+    REQUIRE(p != NULL);
+    /* A rung near the end of the free space may keep its tail (the tail
+     * rule, tlsf_layout.h); giving it back trims the rung to span s. */
+    if (rtm_tlsf_usable_size(p) != s - HDR)
+        REQUIRE(rtm_tlsf_realloc(b->t, p, s - HDR) == p);
     void *sep = m_alloc(b, 0);
-    REQUIRE(p != NULL && sep != NULL);
+    REQUIRE(sep != NULL);
     REQUIRE(rtm_tlsf_usable_size(p) == s - HDR);
     l->span[l->n] = s;
     l->blk[l->n++] = p;
