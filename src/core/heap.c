@@ -31,6 +31,7 @@
  */
 #include <stdint.h>
 
+#include "core/algorithms.h"
 #include "core/kind.h"
 #include "core/track.h"
 
@@ -43,7 +44,16 @@ static inline rtm_tlsf *as_tlsf(rtm_heap *h) { return (rtm_tlsf *)(void *)h; }
 
 /* The one check on every hot entry: catches NULL, a destroyed heap and most
  * pointers that are not heaps at all. */
-static inline int is_tlsf(const rtm_heap *h) { return h != NULL && h->kind == RTM_KIND_TLSF; }
+/* 1 when TLSF is among the heaps built in (RTM_ALGORITHMS). A firmware
+ * build of other heaps alone then has no TLSF fast path, and the generic
+ * API links without TLSF's sources (the call below is dead code). */
+#define TLSF_IF_LISTED(name, word) +((word) == RTM_KIND_TLSF)
+enum { tlsf_built_in = 0 RTM_ALGORITHMS(TLSF_IF_LISTED) };
+
+static inline int is_tlsf(const rtm_heap *h)
+{
+    return tlsf_built_in && h != NULL && h->kind == RTM_KIND_TLSF;
+}
 
 /* The descriptor of a handle, NULL for NULL, a destroyed heap or a pointer
  * whose first word is no known kind. */

@@ -21,19 +21,7 @@
  */
 #include "core/kind.h"
 
-/* A firmware build may list fewer (in its RTM_CONFIG_HEADER, core/bits.h)
- * and compile only those heaps' sources: docs/FIRMWARE.md. */
-#ifndef RTM_ALGORITHMS
-#define RTM_ALGORITHMS(X)                                                                          \
-    X(tlsf, RTM_KIND_TLSF)                                                                         \
-    X(pool, RTM_KIND_POOL)                                                                         \
-    X(buddy, RTM_KIND_BUDDY)                                                                       \
-    X(halffit, RTM_KIND_HALFFIT)                                                                   \
-    X(slab, RTM_KIND_SLAB)                                                                         \
-    X(heapmem, RTM_KIND_HEAPMEM)                                                                   \
-    X(xvmalloc, RTM_KIND_XVMALLOC)                                                                 \
-    X(tlsf_cached, RTM_KIND_TLSF_CACHED)
-#endif
+#include "core/algorithms.h"
 
 #define DECLARE_KIND(name, word) extern const rtm_heap_kind rtm_kind_##name;
 RTM_ALGORITHMS(DECLARE_KIND)
