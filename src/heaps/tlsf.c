@@ -339,7 +339,8 @@ void *rtm_tlsf_alloc(rtm_tlsf *t, size_t size)
     size_t s = span_for(size);
     char *b = find_free_block(t, s);
     if (RTM_UNLIKELY(b == NULL))
-        return t->grow == NULL ? refuse(t, RTM_ENOMEM) : alloc_grown(t, s); /* tail calls */
+        return !RTM_TLSF_GROWTH || t->grow == NULL ? refuse(t, RTM_ENOMEM)
+                                                   : alloc_grown(t, s); /* tail calls */
     return use_block(t, b, span_of(b), s, 0);
 }
 
@@ -764,6 +765,10 @@ rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes)
  *    misaligned start rounded up, more than MAX_SPAN split.
  * Refused memory (got < min_bytes, overlap, wrap, NULL) is not touched and
  * stays the grow function's; the request fails with ENOMEM.
+ *
+ * RTM_TLSF_GROWTH 0 (a build option for firmware, RTM_CONFIG_HEADER)
+ * leaves all of it out: set_grow gives ENOTSUP, and the image is 712 bytes
+ * smaller on a Cortex-M4 at -Os (docs/FIRMWARE.md).
  */
 
 int rtm_tlsf_set_grow(rtm_tlsf *t, void *(*grow)(void *ctx, size_t min_bytes, size_t *got_bytes),
@@ -773,11 +778,16 @@ int rtm_tlsf_set_grow(rtm_tlsf *t, void *(*grow)(void *ctx, size_t min_bytes, si
         RTM_SET_ERRNO(RTM_EINVAL);
         return -1;
     }
+    if (!RTM_TLSF_GROWTH) {
+        RTM_SET_ERRNO(RTM_ENOTSUP); /* built without growth */
+        return -1;
+    }
     t->grow = grow;
     t->grow_ctx = grow != NULL ? ctx : NULL;
     return 0;
 }
 
+#if RTM_TLSF_GROWTH
 /* The pool whose end (sentinel payload address) is exactly a, or NULL.
  * O(pools); the newest pool, the usual one, comes first. */
 static tlsf_pool *pool_ending_at(const rtm_tlsf *t, uintptr_t a)
@@ -868,6 +878,21 @@ static RTM_COLD RTM_NOINLINE void *alloc_grown(rtm_tlsf *t, size_t s)
 
 /* Grown pools stay: reset makes every pool, given or grown, one free block
  * again, and keeps the grow function. */
+#else
+/* Built without growth (RTM_TLSF_GROWTH 0): the refusal paths refuse. */
+static RTM_COLD RTM_NOINLINE void *aligned_refused(rtm_tlsf *t, size_t align, size_t s)
+{
+    (void)align;
+    (void)s;
+    return refuse(t, RTM_ENOMEM);
+}
+static RTM_COLD RTM_NOINLINE void *alloc_grown(rtm_tlsf *t, size_t s)
+{
+    (void)s;
+    return refuse(t, RTM_ENOMEM);
+}
+#endif
+
 void rtm_tlsf_reset(rtm_tlsf *t)
 {
     control_clear(t);

@@ -61,6 +61,11 @@
  * request from its own class's head first when it fits (measured in
  * docs/TLSF.md). */
 #define RTM_TLSF_SL_LOG2 2
+/* Growth on demand (rtm_tlsf_set_grow, tlsf.c): 0 leaves it out of the
+ * build, for firmware that never grows a heap. */
+#ifndef RTM_TLSF_GROWTH
+#define RTM_TLSF_GROWTH 1
+#endif
 #ifndef RTM_TLSF_COUNT_STEPS
 #define RTM_TLSF_COUNT_STEPS 0
 #endif
