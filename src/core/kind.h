@@ -14,7 +14,7 @@
  * `const rtm_heap_kind rtm_kind_<name>` at its end, with small adapters from
  * the generic handle to its typed API. The compiler checks each adapter's
  * shape against the fields below, which a cast of the typed functions would
- * not. core/registry.c lists the named algorithms (one entry each); kinds
+ * not. core/algorithms.h lists the named algorithms (one entry each); kinds
  * that are layers over another heap rather than algorithms (the guarded
  * heaps of src/shared/) register at run time with rtm_kind_register(), so
  * the core never names them and links without them (firmware).

@@ -1,16 +1,17 @@
 // SPDX-License-Identifier: MIT
 /*
  * core/registry.c -- the heap kinds the generic API knows: the named
- * algorithms (built in, listed once below) and the kinds registered at run
- * time (the guarded heaps of src/shared/, which are layers, not algorithms).
+ * algorithms (built in, listed once in core/algorithms.h) and the kinds
+ * registered at run time (the guarded heaps of src/shared/, which are
+ * layers, not algorithms).
  *
  * A name may carry a parameter after a colon ("pool:64"); the base name
  * picks the algorithm and the parameter goes to its create function.
  *
  * Adding an algorithm: its source file defines `rtm_kind_<name>`
- * (core/kind.h), and one entry goes into RTM_ALGORITHMS below: its name and
- * its kind word; the list of names (rtm_algorithms(), in this order) and the
- * lookups by name and by kind word follow from it.
+ * (core/kind.h), and one entry goes into RTM_ALGORITHMS (core/algorithms.h):
+ * its name and its kind word; the list of names (rtm_algorithms(), in this
+ * order) and the lookups by name and by kind word follow from it.
  *
  * Lookup by kind word is one load from a table of RTM_KIND_SLOTS entries
  * indexed by the kind's slot (core/kind.h) and one compare, whatever the
