@@ -48,7 +48,7 @@ declare -A qemu_of=([aarch64]=qemu-aarch64-static [armhf]=qemu-arm-static
 NOQEMU=(
   "^malloc_preload_ -- runs the host's own programs (python3, sqlite3, git, gcc) with the target's librtmem-malloc.so in LD_PRELOAD: a foreign library in a host process"
   "^shared_crash\$ -- single-steps a child with ptrace to kill it at every instruction; qemu-user does not emulate ptrace of its guest"
-  "^cpp_pmr\\.control_loop\$ -- runs the loop under seccomp strict mode; qemu-user refuses prctl(PR_SET_SECCOMP) (EINVAL), and its own system calls would break it"
+  "^cpp_pmr\\.(control_loop|mt_pipeline)\$ -- runs the loop under seccomp strict mode; qemu-user refuses prctl(PR_SET_SECCOMP) (EINVAL), and its own system calls would break it"
 )
 # Big-endian guests only (s390x on this little-endian host): priority-
 # inheritance mutexes. On contention the kernel writes the owner's thread id
