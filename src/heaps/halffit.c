@@ -181,51 +181,65 @@ static RTM_NOINLINE int find_block(const rtm_halffit *h, const void *ptr, size_t
 
 /* --- operations -------------------------------------------------------- */
 
+/* Marks the popped block b live for a request of order r and counts it.
+ * raw_used is compared with peak_mark as it is (both include the shims). */
+RTM_INLINE void *take(rtm_halffit *h, hf_header *b, unsigned r, uint32_t units)
+{
+    b->state = HF_USED;
+    b->order = r;
+    h->live_blocks++;
+    size_t used = h->raw_used + ((size_t)units << HF_LOG2U) - HF_HDR;
+    h->raw_used = used;
+    if (used > h->peak_mark) /* rare: a new peak */
+        h->peak_mark = used;
+    return b + 1;
+}
+
+/* The popped block b is of a class above r: split once, 2^r units live,
+ * the rest (2^s - 2^r >= 2^r units: class >= r) pushed. Out of line and
+ * reached by a tail call, so that the hot path, a whole block, keeps its
+ * few registers (no callee-saved ones to push and pop). */
+static RTM_NOINLINE void *split(rtm_halffit *h, hf_header *b, unsigned r)
+{
+    uint32_t want = (uint32_t)1 << r;
+    uint32_t rest = b->units - want;
+    hf_header *rb = (hf_header *)(uintptr_t)((char *)b + ((size_t)want << HF_LOG2U));
+    rb->units = rest;
+    rb->prev_units = want;
+    rb->state = HF_FREE;
+    ((hf_header *)(uintptr_t)((char *)rb + ((size_t)rest << HF_LOG2U)))->prev_units = rest;
+    list_push(h, rb, hf_class(rest));
+    b->units = want;
+    h->blocks++;
+    return take(h, b, r, want);
+}
+
 /* Hot path: one bit scan finds the smallest non-empty class >= r (smallest
- * fit, which the bound needs); its head is popped and, when its class is
- * above r, split once: 2^r units live, the rest (class >= r) pushed. */
+ * fit, which the bound needs) and its head is popped. When the class is r
+ * the whole block is handed out (the common case once a heap has churned);
+ * above r, split() cuts it. No branch depends on the heap's state but that
+ * one: whether the popped list is now empty is a flag shifted into the
+ * bitmap's xor, not a branch (it was the loop's one mispredicted branch
+ * per pair, scripts/count_loop.sh). */
 void *rtm_halffit_alloc(rtm_halffit *h, size_t size)
 {
-    unsigned r = hf_order_for(size);
-    if (RTM_UNLIKELY(r > HF_MAX_ORDER))
+    if (RTM_UNLIKELY(size > HF_MAX_SIZE))
         return refuse(h, RTM_ENOMEM);
-    uint32_t fit = h->bitmap >> r;
+    unsigned r = hf_order_of(size);
+    uint32_t bitmap = h->bitmap;
+    uint32_t fit = bitmap >> r;
     if (RTM_UNLIKELY(fit == 0))
         return refuse(h, RTM_ENOMEM);
     unsigned s = r + rtm_ctz32(fit);
-    ptrdiff_t link = h->lists[s].next;
-    hf_header *b = hf_node(h, link);
-    /* pop the first node of list s */
+    hf_header *b = hf_node(h, h->lists[s].next);
+    /* pop the first node of list s; its bit goes when the list is empty */
     ptrdiff_t next = ((hf_links *)(b + 1))->next;
     h->lists[s].next = next;
     hf_link_at(h, next)->prev = hf_sentinel(s);
-    if (next == hf_sentinel(s))
-        h->bitmap ^= (uint32_t)1 << s; /* set: the list held b */
-    uint32_t units = b->units;
-    if (s != r) { /* split once: the rest has 2^s - 2^r >= 2^r units */
-        uint32_t want = (uint32_t)1 << r;
-        uint32_t rest = units - want;
-        hf_header *rb = (hf_header *)(uintptr_t)((char *)b + ((size_t)want << HF_LOG2U));
-        rb->units = rest;
-        rb->prev_units = want;
-        rb->state = HF_FREE;
-        ((hf_header *)(uintptr_t)((char *)rb + ((size_t)rest << HF_LOG2U)))->prev_units = rest;
-        list_push(h, rb, hf_class(rest));
-        b->units = want;
-        units = want;
-    } else {
-        h->free_blocks--;
-    }
-    b->state = HF_USED;
-    b->order = r;
-    size_t live = h->live_blocks + 1u;
-    size_t uu = h->used_units + units;
-    h->live_blocks = live;
-    h->used_units = uu;
-    size_t used = (uu << HF_LOG2U) - live * HF_HDR; /* + shim_bytes, as peak_mark */
-    if (used > h->peak_mark)
-        h->peak_mark = used;
-    return b + 1;
+    h->bitmap = bitmap ^ ((uint32_t)(next == hf_sentinel(s)) << s);
+    if (s != r)
+        return split(h, b, r);
+    return take(h, b, r, b->units);
 }
 
 /* Over-alignment: a request of size + alignment - 16 bytes, the payload
@@ -294,21 +308,19 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
     hf_header *pb = (hf_header *)(uintptr_t)((char *)b - ((size_t)pu << HF_LOG2U));
     uint32_t left = pb->state;
     h->live_blocks--;
-    h->used_units -= units;
+    h->raw_used -= ((size_t)units << HF_LOG2U) - HF_HDR;
     b->state = HF_FREE;
-    size_t blocks = h->free_blocks + 1u;
     if (nb->state == HF_FREE) {
         unlink_block(h, nb);
         units += nb->units;
-        blocks--;
+        h->blocks--;
     }
     if (left == HF_FREE) {
         unlink_block(h, pb);
         b = pb;
         units += pu;
-        blocks--;
+        h->blocks--;
     }
-    h->free_blocks = blocks;
     b->units = units;
     ((hf_header *)(uintptr_t)((char *)b + ((size_t)units << HF_LOG2U)))->prev_units = units;
     list_push(h, b, hf_class(units));
@@ -319,6 +331,8 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
  * path keeps no stack slot for find_block()'s result. */
 static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
 {
+    if (ptr == NULL)
+        return 0;
     size_t o = 0;
     if (find_block(h, ptr, &o) != 0)
         return -1;
@@ -332,11 +346,10 @@ static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
 
 /* Hot path: the common case validated inline (offset, state, size against
  * the block above, the left size inside the arena), anything else through
- * find_block(), which reports. */
+ * free_slow(): NULL too, whose offset fails the range test (it is the
+ * arena's base negated: at least 2^59 units after the rotation). */
 int rtm_halffit_free(rtm_halffit *h, void *ptr)
 {
-    if (RTM_UNLIKELY(ptr == NULL))
-        return 0;
     size_t o = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
     /* the header's unit index, rotated: an offset that is not a unit
      * boundary gets high bits and fails the range test with the rest */
@@ -450,7 +463,7 @@ static void format(rtm_halffit *h)
     h->bitmap = 0;
     h->reserved = 0;
     h->shim_bytes = 0;
-    h->used_units = 0;
+    h->raw_used = 0;
     h->live_blocks = 0;
     h->peak_mark = 0;
     h->failed_allocs = 0;
@@ -466,7 +479,7 @@ static void format(rtm_halffit *h)
     end->state = HF_END;
     end->order = 0;
     list_push(h, b, hf_class((uint32_t)units));
-    h->free_blocks = 1;
+    h->blocks = 1;
 }
 
 rtm_halffit *rtm_halffit_create(void *mem, size_t bytes)
