@@ -110,9 +110,8 @@
 
 /* Pushes free block b (header already written) on list c (LIFO): between
  * the sentinel and the first node, which may be the sentinel itself. */
-RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
+RTM_INLINE void list_push_at(rtm_halffit *h, hf_header *b, ptrdiff_t me, unsigned c)
 {
-    ptrdiff_t me = hf_node_link(h, b);
     ptrdiff_t first = h->lists[c].next;
     hf_links *l = (hf_links *)(b + 1);
     /* this order keeps compilers from pairing l's two stores into a vector
@@ -122,6 +121,10 @@ RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
     l->prev = hf_sentinel(c);
     h->lists[c].next = me;
     h->bitmap |= (uint32_t)1 << c;
+}
+RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
+{
+    list_push_at(h, b, hf_node_link(h, b), c);
 }
 
 /* --- errors ------------------------------------------------------------ */
@@ -236,7 +239,7 @@ void *rtm_halffit_alloc(rtm_halffit *h, size_t size)
     ptrdiff_t next = ((hf_links *)(b + 1))->next;
     h->lists[s].next = next;
     hf_link_at(h, next)->prev = hf_sentinel(s);
-    h->bitmap = bitmap ^ ((uint32_t)(next == hf_sentinel(s)) << s);
+    h->bitmap = bitmap ^ (hf_is_sentinel(next) << s);
     if (s != r)
         return split(h, b, r);
     return take(h, b, r, b->units);
@@ -307,8 +310,9 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
     hf_header *nb = (hf_header *)(uintptr_t)((char *)b + ((size_t)units << HF_LOG2U));
     hf_header *pb = (hf_header *)(uintptr_t)((char *)b - ((size_t)pu << HF_LOG2U));
     uint32_t left = pb->state;
+    size_t held = ((size_t)units << HF_LOG2U) - HF_HDR; /* usable bytes */
     h->live_blocks--;
-    h->raw_used -= ((size_t)units << HF_LOG2U) - HF_HDR;
+    h->raw_used -= held;
     b->state = HF_FREE;
     if (nb->state == HF_FREE) {
         unlink_block(h, nb);
@@ -318,7 +322,7 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
     if (left == HF_FREE) {
         unlink_block(h, pb);
         b = pb;
-        units += pu;
+        units += pb->units; /* pu in a sound heap; kept in no register */
         h->blocks--;
     }
     b->units = units;

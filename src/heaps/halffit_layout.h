@@ -92,7 +92,15 @@ static inline char *hf_origin(const rtm_halffit *h)
 }
 static inline ptrdiff_t hf_sentinel(unsigned c)
 {
-    return (ptrdiff_t)c * (ptrdiff_t)sizeof(hf_links);
+    return (ptrdiff_t)((size_t)c * sizeof(hf_links)); /* c zero-extended */
+}
+/* 1 when a link is a sentinel's (below HF_CLASSES * 16, every block's is
+ * above), else 0: the sign of link - HF_CLASSES * 16, one subtraction and
+ * one shift, for a bitmap update without a branch or a flag-to-integer
+ * conversion. */
+static inline uint32_t hf_is_sentinel(ptrdiff_t link)
+{
+    return (uint32_t)(((size_t)link - HF_CLASSES * sizeof(hf_links)) >> (sizeof(size_t) * 8u - 1u));
 }
 /* Arena byte offsets (o, from base) versus links. */
 static inline ptrdiff_t hf_link_of(size_t o)
