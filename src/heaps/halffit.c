@@ -310,9 +310,8 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
     hf_header *nb = (hf_header *)(uintptr_t)((char *)b + ((size_t)units << HF_LOG2U));
     hf_header *pb = (hf_header *)(uintptr_t)((char *)b - ((size_t)pu << HF_LOG2U));
     uint32_t left = pb->state;
-    size_t held = ((size_t)units << HF_LOG2U) - HF_HDR; /* usable bytes */
     h->live_blocks--;
-    h->raw_used -= held;
+    h->raw_used -= (size_t)((char *)nb - (char *)(b + 1)); /* usable bytes */
     b->state = HF_FREE;
     if (nb->state == HF_FREE) {
         unlink_block(h, nb);
