@@ -110,8 +110,9 @@
 
 /* Pushes free block b (header already written) on list c (LIFO): between
  * the sentinel and the first node, which may be the sentinel itself. */
-RTM_INLINE void list_push_at(rtm_halffit *h, hf_header *b, ptrdiff_t me, unsigned c)
+RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
 {
+    ptrdiff_t me = hf_node_link(h, b);
     ptrdiff_t first = h->lists[c].next;
     hf_links *l = (hf_links *)(b + 1);
     /* this order keeps compilers from pairing l's two stores into a vector
@@ -121,10 +122,6 @@ RTM_INLINE void list_push_at(rtm_halffit *h, hf_header *b, ptrdiff_t me, unsigne
     l->prev = hf_sentinel(c);
     h->lists[c].next = me;
     h->bitmap |= (uint32_t)1 << c;
-}
-RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
-{
-    list_push_at(h, b, hf_node_link(h, b), c);
 }
 
 /* --- errors ------------------------------------------------------------ */
@@ -224,7 +221,7 @@ static RTM_NOINLINE void *split(rtm_halffit *h, hf_header *b, unsigned r)
  * one: whether the popped list is now empty is a flag shifted into the
  * bitmap's xor, not a branch (it was the loop's one mispredicted branch
  * per pair, scripts/count_loop.sh). */
-void *rtm_halffit_alloc(rtm_halffit *h, size_t size)
+RTM_INLINE void *halffit_alloc(rtm_halffit *h, size_t size)
 {
     if (RTM_UNLIKELY(size > HF_MAX_SIZE))
         return refuse(h, RTM_ENOMEM);
@@ -244,6 +241,7 @@ void *rtm_halffit_alloc(rtm_halffit *h, size_t size)
         return split(h, b, r);
     return take(h, b, r, b->units);
 }
+void *rtm_halffit_alloc(rtm_halffit *h, size_t size) { return halffit_alloc(h, size); }
 
 /* Over-alignment: a request of size + alignment - 16 bytes, the payload
  * moved up to the first aligned address, and a shim header right before it
@@ -351,7 +349,7 @@ static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
  * the block above, the left size inside the arena), anything else through
  * free_slow(): NULL too, whose offset fails the range test (it is the
  * arena's base negated: at least 2^59 units after the rotation). */
-int rtm_halffit_free(rtm_halffit *h, void *ptr)
+RTM_INLINE int halffit_free(rtm_halffit *h, void *ptr)
 {
     size_t o = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
     /* the header's unit index, rotated: an offset that is not a unit
@@ -369,6 +367,7 @@ int rtm_halffit_free(rtm_halffit *h, void *ptr)
     release(h, b);
     return 0;
 }
+int rtm_halffit_free(rtm_halffit *h, void *ptr) { return halffit_free(h, ptr); }
 
 /* Bytes from ptr to its block's end; ptr is a live payload (validated). */
 static size_t usable_from(const rtm_halffit *h, const void *ptr, size_t o)
@@ -506,7 +505,32 @@ void rtm_halffit_reset(rtm_halffit *h) { format(h); }
 
 /* --- the generic API's descriptor (core/kind.h) ------------------------ */
 
-RTM_KIND_ADAPTERS(halffit, rtm_halffit)
+/* The alloc and free adapters hold the hot paths' bodies themselves rather
+ * than jump to the typed API: through rtm_alloc / rtm_free that is one
+ * instruction less per call, and free's result is not computed. The typed
+ * functions keep their own copies (a firmware image that links only one
+ * API keeps only its copy: --gc-sections). */
+static void *halffit_kind_alloc(rtm_heap *h, size_t size)
+{
+    return halffit_alloc(RTM_KIND_AS(rtm_halffit, h), size);
+}
+static void halffit_kind_free(rtm_heap *h, void *ptr)
+{
+    (void)halffit_free(RTM_KIND_AS(rtm_halffit, h), ptr);
+}
+static void *halffit_kind_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
+{
+    return rtm_halffit_aligned_alloc(RTM_KIND_AS(rtm_halffit, h), alignment, size);
+}
+static void *halffit_kind_realloc(rtm_heap *h, void *ptr, size_t size)
+{
+    return rtm_halffit_realloc(RTM_KIND_AS(rtm_halffit, h), ptr, size);
+}
+static size_t halffit_kind_usable_size(rtm_heap *h, const void *ptr)
+{
+    return rtm_halffit_usable_size(RTM_KIND_AS(rtm_halffit, h), ptr);
+}
+RTM_KIND_ADAPT_WHOLE(halffit, rtm_halffit)
 
 /* Valid at any start address; "halffit" takes no parameter. */
 static size_t halffit_kind_min_region(size_t unused)
