@@ -223,14 +223,19 @@ static RTM_NOINLINE void *split(rtm_halffit *h, hf_header *b, unsigned r)
  * per pair, scripts/count_loop.sh). */
 RTM_INLINE void *halffit_alloc(rtm_halffit *h, size_t size)
 {
-    if (RTM_UNLIKELY(size > HF_MAX_SIZE))
+    /* The order without a range test of its own: r is at most the word's
+     * bits - 5, no bit above HF_MAX_ORDER is ever set, so a size above
+     * HF_MAX_SIZE finds fit == 0 like a full heap. Only the add that
+     * would wrap is tested. */
+    size_t need;
+    if (RTM_UNLIKELY(__builtin_add_overflow(size, HF_HDR - 1u, &need)))
         return refuse(h, RTM_ENOMEM);
-    unsigned r = hf_order_of(size);
+    unsigned r = rtm_fls_size(need | (HF_UNIT - 1u)) + 1u - HF_LOG2U;
     uint32_t bitmap = h->bitmap;
-    uint32_t fit = bitmap >> r;
+    size_t fit = (size_t)bitmap >> r;
     if (RTM_UNLIKELY(fit == 0))
         return refuse(h, RTM_ENOMEM);
-    unsigned s = r + rtm_ctz32(fit);
+    unsigned s = r + rtm_ctz32((uint32_t)fit);
     hf_header *b = hf_node(h, h->lists[s].next);
     /* pop the first node of list s; its bit goes when the list is empty */
     ptrdiff_t next = ((hf_links *)(b + 1))->next;
