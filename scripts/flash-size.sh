@@ -32,7 +32,7 @@ fi
 # The targets are TLSF 2,700 and half-fit 1,200; these are today's
 # sizes, which do not meet them yet (docs/FIRMWARE.md says by how much):
 # a heap that grows fails here.
-declare -A budgets=([tlsf]=3384 [halffit]=1752)
+declare -A budgets=([tlsf]=3384 [halffit]=1740)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
