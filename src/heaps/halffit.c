@@ -333,7 +333,7 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
 }
 
 /* Everything the inline validation of rtm_halffit_free() did not accept:
- * an aligned payload, or misuse to report. Out of line, so that the hot
+ * NULL, an aligned payload, or misuse to report. Out of line, so that the hot
  * path keeps no stack slot for find_block()'s result. */
 static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
 {
@@ -352,8 +352,9 @@ static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
 
 /* Hot path: the common case validated inline (offset, state, size against
  * the block above, the left size inside the arena), anything else through
- * free_slow(): NULL too, whose offset fails the range test (it is the
- * arena's base negated: at least 2^59 units after the rotation). */
+ * free_slow(): NULL too, whose offset (the base negated) fails the range
+ * test, as create refuses a region that wraps past the address space's
+ * end: the offset lies above the arena and the sentinel. */
 RTM_INLINE int halffit_free(rtm_halffit *h, void *ptr)
 {
     size_t o = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
