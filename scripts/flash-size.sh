@@ -37,7 +37,7 @@ fi
 # growth has the target as its budget; the others have today's sizes, which
 # do not meet it (docs/FIRMWARE.md says by how much): a heap that grows
 # fails here.
-declare -A budgets=([tlsf]=3320 [tlsf-nogrow]=2700 [halffit]=1752)
+declare -A budgets=([tlsf]=3320 [tlsf-nogrow]=2700 [halffit]=1740)
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -181,52 +181,72 @@ static RTM_NOINLINE int find_block(const rtm_halffit *h, const void *ptr, size_t
 
 /* --- operations -------------------------------------------------------- */
 
-/* Hot path: one bit scan finds the smallest non-empty class >= r (smallest
- * fit, which the bound needs); its head is popped and, when its class is
- * above r, split once: 2^r units live, the rest (class >= r) pushed. */
-void *rtm_halffit_alloc(rtm_halffit *h, size_t size)
+/* Marks the popped block b live for a request of order r and counts it.
+ * raw_used is compared with peak_mark as it is (both include the shims). */
+RTM_INLINE void *take(rtm_halffit *h, hf_header *b, unsigned r, uint32_t units)
 {
-    unsigned r = hf_order_for(size);
-    if (RTM_UNLIKELY(r > HF_MAX_ORDER))
-        return refuse(h, RTM_ENOMEM);
-    uint32_t fit = h->bitmap >> r;
-    if (RTM_UNLIKELY(fit == 0))
-        return refuse(h, RTM_ENOMEM);
-    unsigned s = r + rtm_ctz32(fit);
-    ptrdiff_t link = h->lists[s].next;
-    hf_header *b = hf_node(h, link);
-    /* pop the first node of list s */
-    ptrdiff_t next = ((hf_links *)(b + 1))->next;
-    h->lists[s].next = next;
-    hf_link_at(h, next)->prev = hf_sentinel(s);
-    if (next == hf_sentinel(s))
-        h->bitmap ^= (uint32_t)1 << s; /* set: the list held b */
-    uint32_t units = b->units;
-    if (s != r) { /* split once: the rest has 2^s - 2^r >= 2^r units */
-        uint32_t want = (uint32_t)1 << r;
-        uint32_t rest = units - want;
-        hf_header *rb = (hf_header *)(uintptr_t)((char *)b + ((size_t)want << HF_LOG2U));
-        rb->units = rest;
-        rb->prev_units = want;
-        rb->state = HF_FREE;
-        ((hf_header *)(uintptr_t)((char *)rb + ((size_t)rest << HF_LOG2U)))->prev_units = rest;
-        list_push(h, rb, hf_class(rest));
-        b->units = want;
-        units = want;
-    } else {
-        h->free_blocks--;
-    }
     b->state = HF_USED;
     b->order = r;
-    size_t live = h->live_blocks + 1u;
-    size_t uu = h->used_units + units;
-    h->live_blocks = live;
-    h->used_units = uu;
-    size_t used = (uu << HF_LOG2U) - live * HF_HDR; /* + shim_bytes, as peak_mark */
-    if (used > h->peak_mark)
+    h->live_blocks++;
+    size_t used = h->raw_used + ((size_t)units << HF_LOG2U) - HF_HDR;
+    h->raw_used = used;
+    if (used > h->peak_mark) /* rare: a new peak */
         h->peak_mark = used;
     return b + 1;
 }
+
+/* The popped block b is of a class above r: split once, 2^r units live,
+ * the rest (2^s - 2^r >= 2^r units: class >= r) pushed. Out of line and
+ * reached by a tail call, so that the hot path, a whole block, keeps its
+ * few registers (no callee-saved ones to push and pop). */
+static RTM_NOINLINE void *split(rtm_halffit *h, hf_header *b, unsigned r)
+{
+    uint32_t want = (uint32_t)1 << r;
+    uint32_t rest = b->units - want;
+    hf_header *rb = (hf_header *)(uintptr_t)((char *)b + ((size_t)want << HF_LOG2U));
+    rb->units = rest;
+    rb->prev_units = want;
+    rb->state = HF_FREE;
+    ((hf_header *)(uintptr_t)((char *)rb + ((size_t)rest << HF_LOG2U)))->prev_units = rest;
+    list_push(h, rb, hf_class(rest));
+    b->units = want;
+    h->blocks++;
+    return take(h, b, r, want);
+}
+
+/* Hot path: one bit scan finds the smallest non-empty class >= r (smallest
+ * fit, which the bound needs) and its head is popped. When the class is r
+ * the whole block is handed out (the common case once a heap has churned);
+ * above r, split() cuts it. No branch depends on the heap's state but that
+ * one: whether the popped list is now empty is a flag shifted into the
+ * bitmap's xor, not a branch (it was the loop's one mispredicted branch
+ * per pair, scripts/count_loop.sh). */
+RTM_INLINE void *halffit_alloc(rtm_halffit *h, size_t size)
+{
+    /* The order without a range test of its own: r is at most the word's
+     * bits - 5, no bit above HF_MAX_ORDER is ever set, so a size above
+     * HF_MAX_SIZE finds fit == 0 like a full heap. Only the add that
+     * would wrap is tested. */
+    size_t need;
+    if (RTM_UNLIKELY(__builtin_add_overflow(size, HF_HDR - 1u, &need)))
+        return refuse(h, RTM_ENOMEM);
+    unsigned r = rtm_fls_size(need | (HF_UNIT - 1u)) + 1u - HF_LOG2U;
+    uint32_t bitmap = h->bitmap;
+    size_t fit = (size_t)bitmap >> r;
+    if (RTM_UNLIKELY(fit == 0))
+        return refuse(h, RTM_ENOMEM);
+    unsigned s = r + rtm_ctz32((uint32_t)fit);
+    hf_header *b = hf_node(h, h->lists[s].next);
+    /* pop the first node of list s; its bit goes when the list is empty */
+    ptrdiff_t next = ((hf_links *)(b + 1))->next;
+    h->lists[s].next = next;
+    hf_link_at(h, next)->prev = hf_sentinel(s);
+    h->bitmap = bitmap ^ (hf_is_sentinel(next) << s);
+    if (s != r)
+        return split(h, b, r);
+    return take(h, b, r, b->units);
+}
+void *rtm_halffit_alloc(rtm_halffit *h, size_t size) { return halffit_alloc(h, size); }
 
 /* Over-alignment: a request of size + alignment - 16 bytes, the payload
  * moved up to the first aligned address, and a shim header right before it
@@ -294,31 +314,31 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
     hf_header *pb = (hf_header *)(uintptr_t)((char *)b - ((size_t)pu << HF_LOG2U));
     uint32_t left = pb->state;
     h->live_blocks--;
-    h->used_units -= units;
+    h->raw_used -= (size_t)((char *)nb - (char *)(b + 1)); /* usable bytes */
     b->state = HF_FREE;
-    size_t blocks = h->free_blocks + 1u;
     if (nb->state == HF_FREE) {
         unlink_block(h, nb);
         units += nb->units;
-        blocks--;
+        h->blocks--;
     }
     if (left == HF_FREE) {
         unlink_block(h, pb);
         b = pb;
-        units += pu;
-        blocks--;
+        units += pb->units; /* pu in a sound heap; kept in no register */
+        h->blocks--;
     }
-    h->free_blocks = blocks;
     b->units = units;
     ((hf_header *)(uintptr_t)((char *)b + ((size_t)units << HF_LOG2U)))->prev_units = units;
     list_push(h, b, hf_class(units));
 }
 
 /* Everything the inline validation of rtm_halffit_free() did not accept:
- * an aligned payload, or misuse to report. Out of line, so that the hot
+ * NULL, an aligned payload, or misuse to report. Out of line, so that the hot
  * path keeps no stack slot for find_block()'s result. */
 static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
 {
+    if (ptr == NULL)
+        return 0;
     size_t o = 0;
     if (find_block(h, ptr, &o) != 0)
         return -1;
@@ -332,11 +352,11 @@ static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
 
 /* Hot path: the common case validated inline (offset, state, size against
  * the block above, the left size inside the arena), anything else through
- * find_block(), which reports. */
-int rtm_halffit_free(rtm_halffit *h, void *ptr)
+ * free_slow(): NULL too, whose offset (the base negated) fails the range
+ * test, as create refuses a region that wraps past the address space's
+ * end: the offset lies above the arena and the sentinel. */
+RTM_INLINE int halffit_free(rtm_halffit *h, void *ptr)
 {
-    if (RTM_UNLIKELY(ptr == NULL))
-        return 0;
     size_t o = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
     /* the header's unit index, rotated: an offset that is not a unit
      * boundary gets high bits and fails the range test with the rest */
@@ -353,6 +373,7 @@ int rtm_halffit_free(rtm_halffit *h, void *ptr)
     release(h, b);
     return 0;
 }
+int rtm_halffit_free(rtm_halffit *h, void *ptr) { return halffit_free(h, ptr); }
 
 /* Bytes from ptr to its block's end; ptr is a live payload (validated). */
 static size_t usable_from(const rtm_halffit *h, const void *ptr, size_t o)
@@ -450,7 +471,7 @@ static void format(rtm_halffit *h)
     h->bitmap = 0;
     h->reserved = 0;
     h->shim_bytes = 0;
-    h->used_units = 0;
+    h->raw_used = 0;
     h->live_blocks = 0;
     h->peak_mark = 0;
     h->failed_allocs = 0;
@@ -466,7 +487,7 @@ static void format(rtm_halffit *h)
     end->state = HF_END;
     end->order = 0;
     list_push(h, b, hf_class((uint32_t)units));
-    h->free_blocks = 1;
+    h->blocks = 1;
 }
 
 rtm_halffit *rtm_halffit_create(void *mem, size_t bytes)
@@ -490,7 +511,32 @@ void rtm_halffit_reset(rtm_halffit *h) { format(h); }
 
 /* --- the generic API's descriptor (core/kind.h) ------------------------ */
 
-RTM_KIND_ADAPTERS(halffit, rtm_halffit)
+/* The alloc and free adapters hold the hot paths' bodies themselves rather
+ * than jump to the typed API: through rtm_alloc / rtm_free that is one
+ * instruction less per call, and free's result is not computed. The typed
+ * functions keep their own copies (a firmware image that links only one
+ * API keeps only its copy: --gc-sections). */
+static void *halffit_kind_alloc(rtm_heap *h, size_t size)
+{
+    return halffit_alloc(RTM_KIND_AS(rtm_halffit, h), size);
+}
+static void halffit_kind_free(rtm_heap *h, void *ptr)
+{
+    (void)halffit_free(RTM_KIND_AS(rtm_halffit, h), ptr);
+}
+static void *halffit_kind_aligned_alloc(rtm_heap *h, size_t alignment, size_t size)
+{
+    return rtm_halffit_aligned_alloc(RTM_KIND_AS(rtm_halffit, h), alignment, size);
+}
+static void *halffit_kind_realloc(rtm_heap *h, void *ptr, size_t size)
+{
+    return rtm_halffit_realloc(RTM_KIND_AS(rtm_halffit, h), ptr, size);
+}
+static size_t halffit_kind_usable_size(rtm_heap *h, const void *ptr)
+{
+    return rtm_halffit_usable_size(RTM_KIND_AS(rtm_halffit, h), ptr);
+}
+RTM_KIND_ADAPT_WHOLE(halffit, rtm_halffit)
 
 /* Valid at any start address; "halffit" takes no parameter. */
 static size_t halffit_kind_min_region(size_t unused)

@@ -170,10 +170,11 @@ int rtm_halffit_check(const rtm_halffit *h)
     for (unsigned c = 0; c < HF_CLASSES; c++)
         if (check_list(h, c, &s) != 0)
             return -1;
-    if (s.free_blocks != h->free_blocks)
+    if (s.free_blocks != hf_free_blocks(h))
         return FAIL(h, "free counters differ from the blocks");
-    if (s.used_units != hf_used_units(h) || s.live_blocks != h->live_blocks ||
-        s.shim_bytes != h->shim_bytes || h->peak_mark < h->shim_bytes)
+    if ((s.used_units << HF_LOG2U) - s.live_blocks * HF_HDR != h->raw_used ||
+        s.live_blocks != h->live_blocks || s.shim_bytes != h->shim_bytes ||
+        h->peak_mark < h->shim_bytes)
         return FAIL(h, "used counters differ from the blocks");
     if (hf_peak_used(h) < hf_used_bytes(h))
         return FAIL(h, "peak below the used bytes");

@@ -58,14 +58,18 @@ struct rtm_halffit {
     uint32_t lost;              /* bytes skipped to align the control (0..15)  */
     size_t region_bytes;        /* bytes given by the caller                  */
     size_t arena_units;         /* units of blocks (the sentinel excluded)    */
-    size_t used_units;          /* units held by live blocks                   */
+    size_t raw_used;            /* bytes held by live blocks, headers excluded
+                                   (used bytes before shim_bytes): what alloc
+                                   compares with peak_mark, so it needs no
+                                   arithmetic on the counters               */
     size_t failed_allocs;       /* ENOMEM refusals                             */
     size_t live_blocks;         /* live blocks                                 */
     size_t peak_mark;           /* highest used bytes since create or reset,
                                    plus shim_bytes (so that alloc compares it
-                                   with used bytes before shims, see
-                                   hf_peak_used())                            */
-    size_t free_blocks;         /* free blocks (all lists)                     */
+                                   with raw_used, see hf_peak_used())         */
+    size_t blocks;              /* all blocks, live and free (the sentinel
+                                   excluded): a free without a merge leaves it
+                                   as it is; free blocks = blocks - live      */
     uint32_t bitmap;            /* bit c set iff list c is non-empty           */
     uint32_t reserved;          /* 0                                           */
     size_t shim_bytes;          /* live aligned payloads' distances from the
@@ -88,7 +92,15 @@ static inline char *hf_origin(const rtm_halffit *h)
 }
 static inline ptrdiff_t hf_sentinel(unsigned c)
 {
-    return (ptrdiff_t)c * (ptrdiff_t)sizeof(hf_links);
+    return (ptrdiff_t)((size_t)c * sizeof(hf_links)); /* c zero-extended */
+}
+/* 1 when a link is a sentinel's (below HF_CLASSES * 16, every block's is
+ * above), else 0: the sign of link - HF_CLASSES * 16, one subtraction and
+ * one shift, for a bitmap update without a branch or a flag-to-integer
+ * conversion. */
+static inline uint32_t hf_is_sentinel(ptrdiff_t link)
+{
+    return (uint32_t)(((size_t)link - HF_CLASSES * sizeof(hf_links)) >> (sizeof(size_t) * 8u - 1u));
 }
 /* Arena byte offsets (o, from base) versus links. */
 static inline ptrdiff_t hf_link_of(size_t o)
@@ -121,39 +133,44 @@ static inline hf_links *hf_link_at(const rtm_halffit *h, ptrdiff_t link)
     return (hf_links *)(uintptr_t)(hf_origin(h) + link + HF_HDR);
 }
 
-/* The order r whose 2^r units hold size + header; above HF_MAX_ORDER when
- * none does (huge sizes do not wrap). */
-static inline unsigned hf_order_for(size_t size)
+/* The largest request: 2^HF_MAX_ORDER units minus the header. */
+#define HF_MAX_SIZE ((HF_UNIT << HF_MAX_ORDER) - HF_HDR)
+
+/* The order r whose 2^r units hold size + header, for size <= HF_MAX_SIZE
+ * (alloc tests that first, so it needs no second test of r). */
+static inline unsigned hf_order_of(size_t size)
 {
-    if (size > ((HF_UNIT << HF_MAX_ORDER) - HF_HDR))
-        return HF_MAX_ORDER + 1u;
     /* fls(need - 1) + 1 - log2(unit) for need = size + header > unit */
     return rtm_fls_size((size + HF_HDR - 1u) | (HF_UNIT - 1u)) + 1u - HF_LOG2U;
+}
+
+/* The same for any size; above HF_MAX_ORDER when none holds it (huge sizes
+ * do not wrap). */
+static inline unsigned hf_order_for(size_t size)
+{
+    return size > HF_MAX_SIZE ? HF_MAX_ORDER + 1u : hf_order_of(size);
 }
 
 /* The list of a free block of `units` units: floor(log2 units). */
 static inline unsigned hf_class(uint32_t units) { return rtm_fls32(units); }
 
-/* Usable bytes (block minus header) summed over live and free blocks. */
-static inline size_t hf_used_bytes(const rtm_halffit *h)
-{
-    return (h->used_units << HF_LOG2U) - h->live_blocks * HF_HDR - h->shim_bytes;
-}
-/* Used bytes before the aligned payloads' shifts: what alloc compares
- * with peak_mark; and the peak itself. */
-static inline size_t hf_raw_used(const rtm_halffit *h)
-{
-    return (h->used_units << HF_LOG2U) - h->live_blocks * HF_HDR;
-}
+/* Usable bytes (block minus header) of the live blocks, shims excluded. */
+static inline size_t hf_used_bytes(const rtm_halffit *h) { return h->raw_used - h->shim_bytes; }
+/* The peak of the used bytes. */
 static inline size_t hf_peak_used(const rtm_halffit *h) { return h->peak_mark - h->shim_bytes; }
+static inline size_t hf_free_blocks(const rtm_halffit *h) { return h->blocks - h->live_blocks; }
 /* A live header's order and aligned-payload distance (bytes). */
 static inline unsigned hf_live_order(const hf_header *b) { return b->order & 31u; }
 static inline unsigned hf_live_align_log2(const hf_header *b) { return (b->order >> 5) & 31u; }
 static inline size_t hf_live_shift(const hf_header *b) { return (size_t)(b->order >> 10) << 4; }
-static inline size_t hf_used_units(const rtm_halffit *h) { return h->used_units; }
+/* Units held by live blocks: their usable bytes plus their headers. */
+static inline size_t hf_used_units(const rtm_halffit *h)
+{
+    return (h->raw_used + h->live_blocks * HF_HDR) >> HF_LOG2U;
+}
 static inline size_t hf_free_bytes(const rtm_halffit *h)
 {
-    return ((h->arena_units - hf_used_units(h)) << HF_LOG2U) - h->free_blocks * HF_HDR;
+    return ((h->arena_units - hf_used_units(h)) << HF_LOG2U) - hf_free_blocks(h) * HF_HDR;
 }
 
 /* The largest arena create makes: every size fits the 32-bit header fields

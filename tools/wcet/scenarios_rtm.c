@@ -196,7 +196,8 @@ static int buddy_fail(wcet_heap *w)
  * deepest split) and freed back (merging with the rest), the whole block;
  * a class-j block of 2^(j+1) - 1 units handed out whole to an order-j
  * request; and frees merging with none, the left, the right or both
- * neighbours, the neighbours alone in their lists or in list middles. */
+ * neighbours, the neighbours alone in their lists or in list middles
+ * (both, or one of each). */
 enum {
     HF_WHOLE_ODD = 4,
     HF_WHOLE_ODD_FREE,
@@ -204,12 +205,18 @@ enum {
     HF_M_LEFT,
     HF_M_RIGHT,
     HF_M_BOTH_ALONE,
-    HF_M_BOTH_MIDDLE
+    HF_M_BOTH_MIDDLE,
+    HF_M_RIGHT_ALONE_LEFT_MIDDLE,
+    HF_M_LEFT_ALONE_RIGHT_MIDDLE
 };
 static const char *const hf_merge_cases[] = {
-    "free, both neighbours used (pushed on an empty list)", "free merging the left neighbour",
-    "free merging the right neighbour", "free merging both neighbours, each alone in its list",
-    "free merging both neighbours, each in the middle of its list"};
+    "free, both neighbours used (pushed on an empty list)",
+    "free merging the left neighbour",
+    "free merging the right neighbour",
+    "free merging both neighbours, each alone in its list",
+    "free merging both neighbours, each in the middle of its list",
+    "free merging both neighbours, the right alone in its list, the left in a list's middle",
+    "free merging both neighbours, the left alone in its list, the right in a list's middle"};
 
 static void describe_chain(char *buf, size_t len, const char *unit, unsigned v);
 static const char *pick(const char *const *names, size_t n, unsigned i);
@@ -256,6 +263,31 @@ static int halffit_merges(wcet_heap *w, unsigned r)
     wcet_raw_free(w, b[1]);
     wcet_raw_free(w, b[3]);
     TRY(must_free(w, SC_HF_CHAIN, V(HF_M_BOTH_ALONE, r), use, b[2]));
+    REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
+    /* right alone, left in a middle: [P0 x1 P1 x2 P2 x3 L F R(2u) P3] */
+    TRY(wcet_heap_with_free(w, hf_usable(64 * u)));
+    TRY(hf_row(w, use, b, 8));
+    REQUIRE((b[8] = wcet_raw_alloc(w, use2)) != NULL, "halffit: no block");
+    REQUIRE((char *)b[8] - (char *)b[7] == (ptrdiff_t)(u * HF_UNIT), "halffit: not neighbours");
+    REQUIRE((b[9] = wcet_raw_alloc(w, use)) != NULL, "halffit: no block");
+    wcet_raw_free(w, b[1]);
+    wcet_raw_free(w, b[6]);
+    wcet_raw_free(w, b[3]); /* list r: b3 b6 b1 */
+    wcet_raw_free(w, b[8]);
+    TRY(must_free(w, SC_HF_CHAIN, V(HF_M_RIGHT_ALONE_LEFT_MIDDLE, r), use, b[7]));
+    REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
+    /* left alone, right in a middle: [P0 L F R(2u) P1 Z1(2u) P2 Z2(2u) P3] */
+    TRY(wcet_heap_with_free(w, hf_usable(64 * u)));
+    TRY(hf_row(w, use, b, 3));
+    REQUIRE((b[3] = wcet_raw_alloc(w, use2)) != NULL, "halffit: no block");
+    REQUIRE((char *)b[3] - (char *)b[2] == (ptrdiff_t)(u * HF_UNIT), "halffit: not neighbours");
+    for (int i = 4; i < 10; i++)
+        REQUIRE((b[i] = wcet_raw_alloc(w, i % 2 == 0 ? use : use2)) != NULL, "halffit: no block");
+    wcet_raw_free(w, b[5]);
+    wcet_raw_free(w, b[3]);
+    wcet_raw_free(w, b[7]); /* list r + 1: b7 b3 b5 */
+    wcet_raw_free(w, b[1]);
+    TRY(must_free(w, SC_HF_CHAIN, V(HF_M_LEFT_ALONE_RIGHT_MIDDLE, r), use, b[2]));
     REQUIRE(wcet_raw_check(w) == 0, "halffit check failed");
     /* left and right: [P0 A B P1 C D P2] */
     TRY(wcet_heap_with_free(w, hf_usable(64 * u)));
