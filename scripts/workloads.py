@@ -179,9 +179,9 @@ def workloads(build, quick, tmp):
             break
     else:
         miss = ""
-    ws.append(Workload("large", "mimalloc-bench malloc-large: 20 slots, 5-25 MiB blocks "
-                       "replaced at random, each zeroed", [prog("large"), "10" if q else "100"],
-                       missing=miss))
+    ws.append(Workload("large", "mimalloc-bench malloc-large: 20 slots, blocks of 5-25 MiB "
+                       "(any byte count) replaced at random 2000 times, each zero-filled",
+                       [prog("large"), "200" if q else "2000"], missing=miss))
     ws.append(Workload("churn", "cfrac/espresso-like: one thread, 16-200 byte blocks, mostly "
                        "LIFO lifetimes, some long-lived, every byte written",
                        [prog("churn"), "300000" if q else "20000000"], missing=miss))
