@@ -173,7 +173,7 @@ def workloads(build, quick, tmp):
 
     q = quick
     ws = []
-    for n in ("large", "churn", "thrash", "run"):
+    for n in ("large", "churn", "thrash", "larson", "run"):
         if not os.access(prog(n), os.X_OK):
             miss = "not built (%s; cmake --build %s)" % (prog(n), build)
             break
@@ -194,6 +194,11 @@ def workloads(build, quick, tmp):
                        "main thread allocated (cross-thread reuse; metric: ns per write)",
                        [prog("thrash"), "scratch"] + t, check="checksum",
                        metric="ns_per_write", missing=miss))
+    ws.append(Workload("larson", "mimalloc-bench larson-sized: 2 threads each free a random "
+                       "block of their 5000 and allocate one of 8-1000 bytes (operator new, "
+                       "sized delete), then hand the set to a new thread (metric: ns per op)",
+                       [prog("larson"), "2", "5" if q else "100"], check="checksum",
+                       metric="ns_per_op", missing=miss))
     rtmem = os.path.join(build, "rtmem")
     ws.append(Workload("pc", "producer/consumer: 2 producers pass written blocks to 2 "
                        "consumers that free them (rtmem bench threads --bench pc; metric: ns "
@@ -504,7 +509,7 @@ def main(argv):
         prog="workloads.py",
         description="The drop-in malloc against glibc and the peers on the classic allocator "
                     "workloads (docs/MALLOC.md, 'Workloads'). " + NOTE + ".",
-        epilog="Workloads: large, churn, thrash, scratch, pc, python3, sqlite3, gcc, redis. "
+        epilog="Workloads: large, churn, thrash, scratch, larson, pc, python3, sqlite3, gcc, redis. "
                "Allocators: glibc (no preload), mimalloc, jemalloc, tcmalloc (Debian's "
                "libraries; RTMEM_BENCH_LIB_<NAME> overrides a path), rtmem "
                "(BUILD_DIR/librtmem-malloc.so). A missing one is reported 'not installed'. "
