@@ -173,15 +173,15 @@ def workloads(build, quick, tmp):
 
     q = quick
     ws = []
-    for n in ("large", "churn", "thrash", "run"):
+    for n in ("large", "churn", "thrash", "larson", "run"):
         if not os.access(prog(n), os.X_OK):
             miss = "not built (%s; cmake --build %s)" % (prog(n), build)
             break
     else:
         miss = ""
-    ws.append(Workload("large", "mimalloc-bench malloc-large: 20 slots, 5-25 MiB blocks "
-                       "replaced at random, each zeroed", [prog("large"), "10" if q else "100"],
-                       missing=miss))
+    ws.append(Workload("large", "mimalloc-bench malloc-large: 20 slots, blocks of 5-25 MiB "
+                       "(any byte count) replaced at random 2000 times, each zero-filled",
+                       [prog("large"), "200" if q else "2000"], missing=miss))
     ws.append(Workload("churn", "cfrac/espresso-like: one thread, 16-200 byte blocks, mostly "
                        "LIFO lifetimes, some long-lived, every byte written",
                        [prog("churn"), "300000" if q else "20000000"], missing=miss))
@@ -194,6 +194,11 @@ def workloads(build, quick, tmp):
                        "main thread allocated (cross-thread reuse; metric: ns per write)",
                        [prog("thrash"), "scratch"] + t, check="checksum",
                        metric="ns_per_write", missing=miss))
+    ws.append(Workload("larson", "mimalloc-bench larson-sized: 2 threads each free a random "
+                       "block of their 5000 and allocate one of 8-1000 bytes (operator new, "
+                       "sized delete), then hand the set to a new thread (metric: ns per op)",
+                       [prog("larson"), "2", "5" if q else "100"], check="checksum",
+                       metric="ns_per_op", missing=miss))
     rtmem = os.path.join(build, "rtmem")
     ws.append(Workload("pc", "producer/consumer: 2 producers pass written blocks to 2 "
                        "consumers that free them (rtmem bench threads --bench pc; metric: ns "
@@ -504,7 +509,7 @@ def main(argv):
         prog="workloads.py",
         description="The drop-in malloc against glibc and the peers on the classic allocator "
                     "workloads (docs/MALLOC.md, 'Workloads'). " + NOTE + ".",
-        epilog="Workloads: large, churn, thrash, scratch, pc, python3, sqlite3, gcc, redis. "
+        epilog="Workloads: large, churn, thrash, scratch, larson, pc, python3, sqlite3, gcc, redis. "
                "Allocators: glibc (no preload), mimalloc, jemalloc, tcmalloc (Debian's "
                "libraries; RTMEM_BENCH_LIB_<NAME> overrides a path), rtmem "
                "(BUILD_DIR/librtmem-malloc.so). A missing one is reported 'not installed'. "

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * bench/workloads/large.c -- mimalloc-bench's "malloc-large" pattern: a table of 20 slots,
- * each step puts a fresh 5-25 MiB block (sizes uniform, in whole KiB) into a
- * random slot and then frees the block it replaces; every new block is
- * zeroed by hand, as C++ value-initialisation (new char[n]()) does. What it
- * measures: how an allocator serves and takes back blocks far above its
- * small-object classes -- an mmap/munmap and a page fault per 4 KiB per
- * step if it maps each one, none if it keeps recently freed runs.
- * usage: large [steps] (default 400); prints a checksum so the writes stay.
+ * bench/workloads/large.c -- mimalloc-bench's "malloc-large" pattern, step for
+ * step: a table of 20 slots; each step picks a slot at random, then a size
+ * uniform in bytes over [5 MiB, 25 MiB] (not page multiples), allocates a
+ * block of that size, zero-fills it, and only then frees the block the slot
+ * held (`buffers[i] = std::make_unique<char[]>(n)`: make_unique value-
+ * initialises, i.e. operator new[] then a memset to 0 by the program; the
+ * unique_ptr assignment deletes the old block after the new one exists). The
+ * suite runs 2000 steps; the blocks still in the table are freed at the end.
+ * What it measures: how an allocator serves and takes back blocks far above
+ * its small-object classes, at a steady state of up to 20 live blocks
+ * (about 300 MiB) -- an mmap/munmap and a page fault per 4 KiB per step if it
+ * maps each one, none if it keeps recently freed runs resident.
+ * usage: large [steps] (default 2000); prints a checksum so the writes stay.
  * Run by scripts/workloads.py under each allocator (LD_PRELOAD; docs/MALLOC.md).
  */
 #include <stdint.h>
@@ -15,11 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SLOTS 20
+#define SLOTS    20
+#define MIN_SIZE ((size_t)5 << 20)
+#define MAX_SIZE ((size_t)25 << 20)
 
 static uint64_t rng = 42;
 /* Read at run time, so the compiler cannot turn malloc + memset(0) into
- * calloc (which would skip the writes that operator new()() does). */
+ * calloc (which would skip the writes that value-initialisation does). */
 static volatile int zero;
 
 static uint64_t next(void)
@@ -32,7 +39,7 @@ static uint64_t next(void)
 
 int main(int argc, char **argv)
 {
-    long steps = argc > 1 ? atol(argv[1]) : 400;
+    long steps = argc > 1 ? atol(argv[1]) : 2000;
     if (argc > 2 || steps < 1) {
         fprintf(stderr, "usage: large [steps]\n");
         return 2;
@@ -40,15 +47,14 @@ int main(int argc, char **argv)
     char *slot[SLOTS] = {0};
     uint64_t sum = 0;
     for (long i = 0; i < steps; i++) {
-        size_t kib = (5u << 10) + (size_t)(next() % (20u << 10));
-        size_t n = kib << 10;
+        unsigned k = (unsigned)(next() % SLOTS);
+        size_t n = MIN_SIZE + (size_t)(next() % (MAX_SIZE - MIN_SIZE + 1));
         char *p = malloc(n);
         if (p == NULL)
             return 1;
         memset(p, zero, n);
         p[0] = (char)i;
         p[n - 1] = (char)(i >> 8);
-        unsigned k = (unsigned)(next() % SLOTS);
         if (slot[k])
             sum += (unsigned char)slot[k][0] + (unsigned char)slot[k][4096];
         free(slot[k]); /* after the new one, as unique_ptr assignment does */

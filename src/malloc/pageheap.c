@@ -204,6 +204,7 @@ static span *find_free(size_t pages)
 /* --- decay ------------------------------------------------------------------ */
 
 static span *coalesce(span *s);
+static span *cut(span *s, size_t pages);
 
 /* Returns a dirty free run's pages to the OS; it then merges with purged
  * neighbours. */
@@ -225,11 +226,40 @@ static void purge_expired(uint64_t now)
         purge_span(H.dhead);
 }
 
-/* The cap of the large-block cache: dirty pages above RTM_DIRTY_MAX are
- * purged now, oldest first, so that a program freeing many large blocks
- * at once keeps at most the cap (plus the last run) resident in free
- * runs, whatever the decay time. Not in real-time mode, nor with decay
- * -1 ("never"). */
+/* Purges the last `pages` pages of the oldest dirty run d (longer than
+ * that), which stays the oldest: [ d: dirty ][ tail: purged ]. -1 when no
+ * record for the tail could be had. */
+static int purge_tail(span *d, size_t pages)
+{
+    uint64_t freed = d->freed_ms;
+    remove_free(d);
+    span *t = cut(d, d->pages - pages);
+    insert_free(d); /* back at the list's young end, with its clock */
+    decay_unlink(d);
+    d->freed_ms = freed;
+    d->dprev = NULL;
+    d->dnext = H.dhead;
+    if (H.dhead)
+        H.dhead->dprev = d;
+    else
+        H.dtail = d;
+    H.dhead = d;
+    if (t == NULL)
+        return -1;
+    (void)rtm_os_purge((void *)t->start, t->pages << PAGE_SHIFT);
+    t->dirty = 0;
+    H.purges++;
+    coalesce(t);
+    return 0;
+}
+
+/* The cap of the large-block cache: dirty pages above the cap are purged
+ * now, oldest first, so that a program freeing many large blocks at once
+ * keeps at most the cap resident in free runs, whatever the decay time.
+ * Only the excess is purged: the oldest run is cut when it is longer
+ * (purging it whole at every free that crossed the cap by a page turned
+ * most of malloc-large's 5-25 MiB runs into page faults again). Not in real-time mode, nor with
+ * decay -1 ("never"). */
 static void purge_over_cap(void)
 {
     if (rtmm_rt_mode || rtmm_opt.decay_ms < 0)
@@ -237,8 +267,12 @@ static void purge_over_cap(void)
     size_t cap = (H.small_pages + H.large_pages) / RTM_DIRTY_SHARE;
     if (cap < (RTM_DIRTY_MAX >> PAGE_SHIFT))
         cap = RTM_DIRTY_MAX >> PAGE_SHIFT;
-    while (H.dhead && H.dirty_pages > cap)
+    while (H.dhead && H.dirty_pages > cap) {
+        size_t over = H.dirty_pages - cap;
+        if (H.dhead->pages > over && purge_tail(H.dhead, over) == 0)
+            break; /* only the excess: the rest of the run stays resident */
         purge_span(H.dhead);
+    }
 }
 
 static uint64_t heap_now(void) { return rtmm_rt_mode ? 0 : rtm_os_now_ms(); }
