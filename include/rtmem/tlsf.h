@@ -15,11 +15,13 @@
  *    freed there last) is big enough (see docs/TLSF.md: what remains of the
  *    good-fit gap).
  *  - The tail rule: a block taken for a request keeps a tail shorter than
- *    three quarters of the request instead of splitting it off (a fragment
- *    few requests fit, which every later merge would unlink from a long
- *    list); rtm_tlsf_usable_size() reports what the block holds.
- *    RTM_TLSF_TAIL_EIGHTHS (a build option; 0 = split every tail that can
- *    stand alone) sets the fraction; docs/TLSF.md, "The tail rule".
+ *    three quarters of the request (and shorter than RTM_TLSF_TAIL_MAX,
+ *    2 KiB) instead of splitting it off: a fragment few requests fit, which
+ *    every later merge would unlink from a long list.
+ *    rtm_tlsf_usable_size() reports what the block holds, and
+ *    rtm_tlsf_realloc() to the size asked gives the tail back.
+ *    RTM_TLSF_TAIL_MAX 0 (a build option) splits every tail that can stand
+ *    alone; docs/TLSF.md, "Issue 29: the misses, counted and removed".
  *  - All metadata lives inside the regions; links are offsets from the
  *    control structure, so the heap is position independent.
  *
