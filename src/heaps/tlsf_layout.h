@@ -270,11 +270,12 @@ static inline size_t span_for(size_t size)
  * used blocks, and a free + alloc pair took 7.1 L1 misses; with the rule,
  * 98 fragments and 3.45 misses. The price: the live blocks hold 13.7 %
  * more than they asked for, the heap's extent grows 7.8 % (docs/TLSF.md,
- * "Issue 29: the misses, counted and removed"). The cap keeps a large request from swallowing the
- * rest of a small heap (a 40 KiB request in a 64 KiB heap leaves the other 24 KiB free). A region
- * carved by requests of one size (the memcheck method) is unchanged: only the last block's tail is
- * short enough to stay. RTM_TLSF_TAIL_MAX 0 splits every tail that can stand alone (MIN_SPAN), the
- * classic rule.
+ * "Issue 29: the misses, counted and removed"). The cap keeps a large
+ * request from swallowing the rest of a small heap (a 40 KiB request in a
+ * 64 KiB heap leaves the other 24 KiB free). A region carved by requests
+ * of one size (the memcheck method) is unchanged: only the last block's
+ * tail is short enough to stay. RTM_TLSF_TAIL_MAX 0 splits every tail that
+ * can stand alone (MIN_SPAN), the classic rule.
  */
 #ifndef RTM_TLSF_TAIL_MAX
 #define RTM_TLSF_TAIL_MAX 2048u
