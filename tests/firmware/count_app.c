@@ -34,6 +34,47 @@ static void tlsf_states(void)
     sink = (uintptr_t)d;
 }
 
+/* The worst states rtmem-wcet finds for TLSF on x86-64 (tools/wcet/), built
+ * by ordinary calls in a fresh heap each.
+ * Free: the block between two free neighbours, each alone in its list,
+ * the merged block inserted into a non-empty list. Spans: 24 + 1056 + 1056
+ * = 2136, the span of x, freed before. */
+static void tlsf_worst_free(void)
+{
+    rtm_tlsf *t = rtm_tlsf_create(region, sizeof region);
+    void *l = rtm_tlsf_alloc(t, 20);
+    void *b = rtm_tlsf_alloc(t, 1052);
+    void *r = rtm_tlsf_alloc(t, 1052);
+    void *s1 = rtm_tlsf_alloc(t, 20);
+    void *x = rtm_tlsf_alloc(t, 2132);
+    void *s2 = rtm_tlsf_alloc(t, 20);
+    (void)rtm_tlsf_free(t, x);
+    (void)rtm_tlsf_free(t, l);
+    (void)rtm_tlsf_free(t, r);
+    (void)rtm_tlsf_free(t, b); /* measured: two merges, into x's list */
+    sink = (uintptr_t)s1 ^ (uintptr_t)s2;
+}
+
+/* Alloc: the head of the request's own list too small (the probe fails),
+ * good fit from a list above, a split whose tail goes into a non-empty
+ * list. Request span 2056: own list [2048, 2560) holds h (2048); f (4000)
+ * is the first block above; its tail (1944) joins g's list [1792, 2048). */
+static void tlsf_worst_alloc(void)
+{
+    rtm_tlsf *t = rtm_tlsf_create(region, sizeof region);
+    void *f = rtm_tlsf_alloc(t, 3996);
+    void *s1 = rtm_tlsf_alloc(t, 20);
+    void *g = rtm_tlsf_alloc(t, 1900);
+    void *s2 = rtm_tlsf_alloc(t, 20);
+    void *h = rtm_tlsf_alloc(t, 2044);
+    void *s3 = rtm_tlsf_alloc(t, 20);
+    (void)rtm_tlsf_free(t, f);
+    (void)rtm_tlsf_free(t, g);
+    (void)rtm_tlsf_free(t, h);
+    sink = (uintptr_t)rtm_tlsf_alloc(t, 2052); /* measured */
+    sink ^= (uintptr_t)s1 ^ (uintptr_t)s2 ^ (uintptr_t)s3;
+}
+
 static void halffit_states(void)
 {
     rtm_halffit *h = rtm_halffit_create(region, sizeof region);
@@ -53,5 +94,7 @@ int main(void)
     hand_counted();
     tlsf_states();
     halffit_states();
+    tlsf_worst_free();
+    tlsf_worst_alloc();
     return 0;
 }
