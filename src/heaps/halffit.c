@@ -361,7 +361,9 @@ RTM_INLINE int halffit_free(rtm_halffit *h, void *ptr)
     /* the header's unit index, rotated: an offset that is not a unit
      * boundary gets high bits and fails the range test with the rest */
     size_t u = (o >> HF_LOG2U) | (o << (sizeof(size_t) * 8u - HF_LOG2U));
-    hf_header *b = (hf_header *)ptr - 1;
+    /* Integer arithmetic: ptr may be NULL here (caught by the range test
+     * below), and NULL - 1 as pointers is undefined (UBSan). */
+    hf_header *b = (hf_header *)((uintptr_t)ptr - sizeof(hf_header));
     if (RTM_UNLIKELY(
             u >= h->arena_units || b->state != HF_USED ||
             (size_t)b->units - 1u >= h->arena_units - u ||
