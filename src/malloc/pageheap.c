@@ -88,6 +88,18 @@ static void decay_append(span *s)
     H.dtail = s;
 }
 
+/* Puts s at the old end: the oldest run, purged first. */
+static void decay_prepend(span *s)
+{
+    s->dprev = NULL;
+    s->dnext = H.dhead;
+    if (H.dhead)
+        H.dhead->dprev = s;
+    else
+        H.dtail = s;
+    H.dhead = s;
+}
+
 static void decay_unlink(span *s)
 {
     if (s->dprev)
@@ -237,13 +249,7 @@ static int purge_tail(span *d, size_t pages)
     insert_free(d); /* back at the list's young end, with its clock */
     decay_unlink(d);
     d->freed_ms = freed;
-    d->dprev = NULL;
-    d->dnext = H.dhead;
-    if (H.dhead)
-        H.dhead->dprev = d;
-    else
-        H.dtail = d;
-    H.dhead = d;
+    decay_prepend(d); /* still the oldest */
     if (t == NULL)
         return -1;
     (void)rtm_os_purge((void *)t->start, t->pages << PAGE_SHIFT);
