@@ -7,17 +7,22 @@
 # baseline) and once per heap, API (typed alone / through the generic API
 # with RTM_ALGORITHMS naming only that heap), optimisation (-Os, -O2) and
 # checks (the heap's check function called or not; RTM_DEBUG=1 builds as a
-# last column), and prints the text the linker kept minus the baseline's
-# (memcpy/memset are in both, so left out), with the static RAM (data+bss)
-# the heap adds. The control structure's RAM, which the heap takes from the
+# last column), and prints the text of the functions the linker kept, the
+# image's own left out (its entry and its memcpy/memset, which every
+# firmware has), with the constants (rodata) and static RAM (data+bss) the
+# heap adds over the baseline. The control structure's RAM, which the heap takes from the
 # region it is given, is read from rtm_<heap>_control_size() at compile
 # time of the target (an object whose size is that value).
 #
 # tlsf-nogrow is TLSF built with RTM_TLSF_GROWTH 0 (growth on demand left
-# out, rtm_tlsf_set_grow gives ENOTSUP): the configuration for firmware
-# that never grows a heap.
+# out of the build, rtm_tlsf_set_grow gives ENOTSUP). The default build
+# links growth only into an image that calls rtm_tlsf_set_grow, so the
+# two differ by little here. -Os builds take RTM_SMALL_CODE 1 (core/bits.h);
+# halffit-fast is half-fit with RTM_SMALL_CODE 0, its -O2 code shape.
 #
-# Usage: scripts/flash-size.sh [--budget] [HEAP...]   (default: tlsf tlsf-nogrow halffit)
+# Usage: scripts/flash-size.sh [--budget] [HEAP...]
+#   HEAP: tlsf tlsf-nogrow halffit halffit-fast pool buddy heapmem xvmalloc
+#   (default: tlsf tlsf-nogrow halffit halffit-fast)
 #   --budget: also check the typed -Os figure (checks out, no debug) of
 #   each heap against its budget below; exit 1 when one grew past it.
 # Exit status 77 when arm-none-eabi-gcc is missing (ctest skips).
@@ -27,17 +32,17 @@ budget=0
 if [ "${1:-}" = --budget ]; then budget=1; shift; fi
 case "${1:-}" in -*) sed -n '/^# Usage:/,/^# Exit/p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;; esac
 heaps=("$@")
-[ ${#heaps[@]} -gt 0 ] || heaps=(tlsf tlsf-nogrow halffit)
+[ ${#heaps[@]} -gt 0 ] || heaps=(tlsf tlsf-nogrow halffit halffit-fast)
 if ! command -v arm-none-eabi-gcc >/dev/null 2>&1; then
   echo "flash-size: skipped, arm-none-eabi-gcc not installed (scripts/deps.sh firmware)" >&2
   exit 77
 fi
-# Budgets in bytes of text, typed API, -Os, checks out (issue 30's image).
-# The issue's targets are TLSF 2,700 and half-fit 1,200: TLSF without
-# growth has the target as its budget; the others have today's sizes, which
-# do not meet it (docs/FIRMWARE.md says by how much): a heap that grows
-# fails here.
-declare -A budgets=([tlsf]=3320 [tlsf-nogrow]=2700 [halffit]=1740)
+# Budgets in bytes of text, typed API, -Os, checks out (issue 30's image):
+# its targets, TLSF 2,700 (tlsf-bsd's size) and half-fit 1,200. A heap that
+# grows past one fails here.
+declare -A budgets=([tlsf]=2700 [tlsf-nogrow]=2700 [halffit]=1200)
+# Variants: a heap built with one option of docs/FIRMWARE.md's table.
+declare -A variants=([tlsf-nogrow]="tlsf -DRTM_TLSF_GROWTH=0" [halffit-fast]="halffit -DRTM_SMALL_CODE=0")
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -50,11 +55,11 @@ link=(-nostdlib -Wl,--gc-sections -Wl,-e,size_entry)
 # Sources per heap: the typed API's, and the generic API's (core added).
 heap_sources() { # heap
   case "$1" in
-    tlsf|tlsf-nogrow) echo src/core/error.c src/heaps/tlsf.c src/heaps/tlsf_check.c ;;
+    tlsf) echo src/core/error.c src/heaps/tlsf.c src/heaps/tlsf_check.c ;;
     halffit) echo src/core/error.c src/heaps/halffit.c src/heaps/halffit_check.c ;;
     pool|buddy|heapmem) echo src/core/error.c "src/heaps/$1.c" ;;
     xvmalloc) echo src/core/error.c src/heaps/xvmalloc.c src/heaps/xvmalloc_check.c ;;
-    *) echo "flash-size: unknown heap $1 (tlsf halffit pool buddy heapmem xvmalloc)" >&2; exit 2 ;;
+    *) return 1 ;;
   esac
 }
 kind_word() { echo "RTM_KIND_$(echo "$1" | tr '[:lower:]' '[:upper:]')"; }
@@ -69,9 +74,15 @@ image() { # name opt flags... -- sources...: links, prints "text ram"
     echo "- - -"
     return 0
   fi
-  arm-none-eabi-size -A "$out/$name.elf" | awk '
-    $1 == ".text" {t += $2} $1 == ".rodata" || $1 == ".data" {c += $2}
-    $1 == ".data" || $1 == ".bss" {r += $2} END {print t + 0, c + 0, r + 0}'
+  # text: the functions the linker kept, the image's own left out (its
+  # entry and the C runtime's copies); constants and RAM: by section.
+  local t
+  t=$(arm-none-eabi-nm -S -t d --defined-only "$out/$name.elf" | awk '
+    NF == 4 && ($3 == "t" || $3 == "T") && $4 !~ /^(size_entry|memcpy|memmove|memset)$/ {t += $2}
+    END {print t + 0}')
+  arm-none-eabi-size -A "$out/$name.elf" | awk -v t="$t" '
+    $1 == ".rodata" || $1 == ".data" {c += $2}
+    $1 == ".data" || $1 == ".bss" {r += $2} END {print t, c + 0, r + 0}'
 }
 diff_or_na() { # value baseline
   if [ "$1" = - ]; then echo "n/a"; else echo $(($1 - $2)); fi
@@ -83,15 +94,21 @@ control_size() { # heap: the constant rtm_<heap>_control_size() returns on the t
     "$out/$1.s"
 }
 
-printf '%-11s %-8s %-5s %6s %7s %7s %10s %7s %8s\n' heap api opt text rodata +check +debug "RAM" control
+for heap in "${heaps[@]}"; do
+  read -r impl _ <<<"${variants[$heap]:-$heap}"
+  heap_sources "$impl" >/dev/null || {
+    echo "flash-size: unknown heap $heap (tlsf tlsf-nogrow halffit halffit-fast pool buddy heapmem xvmalloc)" >&2
+    exit 2
+  }
+done
+printf '%-12s %-8s %-5s %6s %7s %7s %10s %7s %8s\n' heap api opt text rodata +check +debug "RAM" control
 status=0
 for opt in -Os -O2; do
   read -r base_text base_const base_ram < <(image baseline "$opt" --)
   for heap in "${heaps[@]}"; do
-    read -r -a typed_src <<<"$(heap_sources "$heap")"
-    impl=${heap%-nogrow} # the algorithm; a -nogrow variant adds the option
-    variant=()
-    [ "$impl" = "$heap" ] || variant=(-DRTM_TLSF_GROWTH=0)
+    read -r impl variant_flag <<<"${variants[$heap]:-$heap}"
+    variant=(${variant_flag:+"$variant_flag"})
+    read -r -a typed_src <<<"$(heap_sources "$impl")"
     generic_src=(src/core/registry.c src/core/heap.c "${typed_src[@]}")
     algos="-DRTM_ALGORITHMS(X)=X($impl, $(kind_word "$impl"))"
     ctl=$(control_size "$impl")
@@ -103,7 +120,7 @@ for opt in -Os -O2; do
       read -r tc _ _ < <(image "$heap-$api-check" "$opt" "${f[@]}" -DSIZE_WITH_CHECK -- "${srcs[@]}")
       read -r td _ _ < <(image "$heap-$api-debug" "$opt" "${f[@]}" -DSIZE_WITH_CHECK -DRTM_DEBUG=1 \
                            -- "${srcs[@]}")
-      printf '%-11s %-8s %-5s %6s %7s %7s %10s %7s %8s\n' "$heap" "$api" "$opt" \
+      printf '%-12s %-8s %-5s %6s %7s %7s %10s %7s %8s\n' "$heap" "$api" "$opt" \
         "$(diff_or_na "$t" "$base_text")" "$(diff_or_na "$c" "$base_const")" \
         "$(diff_or_na "$tc" "$base_text")" "$(diff_or_na "$td" "$base_text")" \
         "$(diff_or_na "$r" "$base_ram")" "${ctl:-?}"

@@ -70,9 +70,10 @@ fi
 # few test functions that need more are left out by name in board.c). The
 # micro:bit (nRF51822, ARMv6-M: no unaligned access, no CLZ, no divide
 # instruction) has 256 KiB flash and 16 KiB RAM: it runs the programs and
-# model cases of small_board_programs below, which fit.
-board_config() { # board -> sets machine cflags flash flash_size ram ram_size stack
-  stack=0x8000
+# model cases of small_board_programs below, which fit, built with -Os (so
+# with RTM_SMALL_CODE 1, core/bits.h); the other boards with -O2.
+board_config() { # board -> sets machine cflags opt flash flash_size ram ram_size stack
+  stack=0x8000 opt=-O2
   case "$1" in
     an385) machine=mps2-an385 cflags=(-mcpu=cortex-m3 -mthumb)
            flash=0x00000000 flash_size=0x400000 ram=0x21000000 ram_size=0x1000000 ;;
@@ -82,7 +83,7 @@ board_config() { # board -> sets machine cflags flash flash_size ram ram_size st
            flash=0x10000000 flash_size=0x400000 ram=0x80000000 ram_size=0x1000000 ;;
     microbit) machine=microbit cflags=(-mcpu=cortex-m0 -mthumb)
            flash=0x00000000 flash_size=0x40000 ram=0x20000000 ram_size=0x4000
-           stack=0x1000 ;;
+           stack=0x1000 opt=-Os ;; # built for size, as such a board's firmware is
     *) echo "firmware: unknown board $1 (an385 an386 an505 microbit)" >&2; exit 2 ;;
   esac
 }
@@ -144,7 +145,7 @@ left_out=(
 
 warn=(-std=c11 -Wall -Wextra -Wpedantic -Wconversion -Wsign-conversion -Wcast-align -Wundef
       -Werror)
-common=(-O2 -g -ffunction-sections -fdata-sections --specs=picolibc.specs
+common=(-g -ffunction-sections -fdata-sections --specs=picolibc.specs
         -I"$root/include" -I"$root/src" -I"$root/tests" -include "$root/tests/firmware/board.h")
 
 # Runs "$@" in the background, at most $jobs at a time.
@@ -168,7 +169,7 @@ boot() { # elf log args: one run on the board, its status and seconds into log.r
 
 compile() { # out source flags...
   local o=$1 s=$2; shift 2
-  arm-none-eabi-gcc "${cflags[@]}" "${warn[@]}" "${common[@]}" "$@" -c "$root/$s" -o "$o" \
+  arm-none-eabi-gcc "${cflags[@]}" "$opt" "${warn[@]}" "${common[@]}" "$@" -c "$root/$s" -o "$o" \
     2>"$o.log" || { echo "firmware[$board]: FAIL, $s does not compile:" >&2; cat "$o.log" >&2; return 1; }
 }
 

@@ -7,13 +7,20 @@
 # gdb-multiarch single-step every call of the counted functions through
 # qemu's gdb stub (tests/firmware/count_steps.py). The method is checked on
 # hand_counted(), five instructions by hand: any other count fails the run.
-# Usage: scripts/thumb-count.sh [-O2|-Os]   (default -O2)
+# Usage: scripts/thumb-count.sh [-O2|-Os] [-DNAME=VALUE...]   (default -O2)
+#   -D: a build option of docs/FIRMWARE.md's table, e.g. -DRTM_SMALL_CODE=0
 # Exit status 77 when the compiler, qemu-system-arm or gdb-multiarch is
 # missing (scripts/deps.sh firmware).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+usage() { sed -n '/^# Usage:/,/^#   -D/p' "$0" | sed 's/^# //' >&2; exit 2; }
 opt=${1:--O2}
-case "$opt" in -O2|-Os) ;; *) sed -n '/^# Usage:/p' "$0" | sed 's/^# //' >&2; exit 2 ;; esac
+case "$opt" in -O2|-Os) ;; *) usage ;; esac
+[ $# -eq 0 ] || shift
+options=("$@")
+for o in "${options[@]}"; do
+  [[ "$o" =~ ^-DRTM_[A-Z0-9_]+=[0-9]+$ ]] || usage
+done
 for tool in arm-none-eabi-gcc qemu-system-arm gdb-multiarch; do
   command -v "$tool" >/dev/null 2>&1 \
     || { echo "thumb-count: skipped, $tool not installed (scripts/deps.sh firmware)" >&2; exit 77; }
@@ -25,7 +32,7 @@ trap cleanup EXIT
 src=(src/core/error.c src/heaps/tlsf.c src/heaps/tlsf_check.c src/heaps/halffit.c
      src/heaps/halffit_check.c)
 arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 "$opt" -g -std=c11 \
-  -DNDEBUG -I"$root/include" -I"$root/src" --specs=picolibc.specs --oslib=semihost \
+  -DNDEBUG "${options[@]}" -I"$root/include" -I"$root/src" --specs=picolibc.specs --oslib=semihost \
   --crt0=semihost "$root/tests/firmware/count_app.c" "${src[@]/#/$root/}" \
   -Wl,--defsym=__flash=0 -Wl,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x21000000 \
   -Wl,--defsym=__ram_size=0x1000000 -o "$out/count.elf"
@@ -45,5 +52,5 @@ if ! grep -qx 'hand_counted #1: 5' "$out/counts"; then
   tail -n 20 "$out/gdb.log" >&2
   exit 1
 fi
-echo "Cortex-M4, gcc $opt, instructions per call (gdb single-step through qemu's stub):"
+echo "Cortex-M4, gcc $opt${options[*]:+ ${options[*]}}, instructions per call (gdb single-step through qemu's stub):"
 cat "$out/counts"

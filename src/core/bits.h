@@ -21,6 +21,8 @@
  *                      headers) and internal assertions (default 0)
  *   RTM_ASSERT(cond)   what an internal assertion does (below)
  *   RTM_TLSF_COUNT_STEPS  1: TLSF counts its loop steps (tests only)
+ *   RTM_SMALL_CODE     1: code shaped for flash over speed where the two
+ *                      differ (default: 1 when compiling with -Os)
  * docs/FIRMWARE.md lists the files to copy into a build without CMake.
  */
 #ifdef RTM_CONFIG_HEADER
@@ -36,6 +38,26 @@
 #define RTM_NOINLINE    __attribute__((noinline))
 #define RTM_COLD        __attribute__((cold, noinline))
 #define RTM_INLINE      static inline __attribute__((always_inline))
+
+/* Where a hot path holds a second, inline copy of code for speed (an
+ * inline validation beside the general one), a build for size keeps only
+ * the general one. The default follows the compiler's -Os, since that is
+ * what a firmware build asking for flash sets; a config header may choose
+ * either way. */
+#ifndef RTM_SMALL_CODE
+#ifdef __OPTIMIZE_SIZE__
+#define RTM_SMALL_CODE 1
+#else
+#define RTM_SMALL_CODE 0
+#endif
+#endif
+/* A helper the fast paths inline wherever they call it (for speed): in a
+ * build for size, the compiler chooses. */
+#if RTM_SMALL_CODE
+#define RTM_FAST_INLINE static inline
+#else
+#define RTM_FAST_INLINE RTM_INLINE
+#endif
 
 /* Index of the most significant set bit; x must not be 0. Written as
  * clz ^ (width - 1), which compilers fold to one bsr on x86 (the form

@@ -110,7 +110,7 @@
 
 /* Pushes free block b (header already written) on list c (LIFO): between
  * the sentinel and the first node, which may be the sentinel itself. */
-RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
+RTM_FAST_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
 {
     ptrdiff_t me = hf_node_link(h, b);
     ptrdiff_t first = h->lists[c].next;
@@ -124,6 +124,19 @@ RTM_INLINE void list_push(rtm_halffit *h, hf_header *b, unsigned c)
     h->bitmap |= (uint32_t)1 << c;
 }
 
+/* Takes free block b off its circular list; the list is empty afterwards
+ * when b's neighbours are one node, the sentinel (the class is needed only
+ * then, to clear its bit). */
+RTM_FAST_INLINE void unlink_block(rtm_halffit *h, hf_header *b)
+{
+    hf_links *l = (hf_links *)(b + 1);
+    ptrdiff_t prev = l->prev, next = l->next;
+    hf_link_at(h, prev)->next = next;
+    hf_link_at(h, next)->prev = prev;
+    if (prev == next)
+        h->bitmap ^= (uint32_t)1 << hf_class(b->units); /* set: the list held b */
+}
+
 /* --- errors ------------------------------------------------------------ */
 
 static RTM_COLD void *refuse(rtm_halffit *h, int err)
@@ -134,56 +147,56 @@ static RTM_COLD void *refuse(rtm_halffit *h, int err)
     return NULL;
 }
 
-static RTM_COLD int reject(const rtm_halffit *h, const void *ptr, rtm_error_kind kind,
-                           const char *what)
+/* The parameters in rtm_report()'s order, which it passes on unmoved. */
+static RTM_COLD hf_header *reject(rtm_error_kind kind, const rtm_halffit *h, const void *ptr,
+                                  const char *what)
 {
     rtm_report(kind, h, ptr, what);
     RTM_SET_ERRNO(RTM_EINVAL);
-    return -1;
+    return NULL;
 }
 
-/* The arena offset of the live block that ptr is the payload of (directly,
- * or through a shim in front of an aligned payload), or -1 after reporting
+/* The header of the live block that ptr is the payload of (directly, or
+ * through a shim in front of an aligned payload), or NULL after reporting
  * why ptr is not one. Integer arithmetic first: a header is read only once
  * its offset is known to be 16-aligned inside the arena. A pointer below
  * the arena wraps d past the arena size, so one compare covers both sides.
  * The header's size is validated against the block above it. */
-static RTM_NOINLINE int find_block(const rtm_halffit *h, const void *ptr, size_t *out)
+static RTM_NOINLINE hf_header *find_block(const rtm_halffit *h, const void *ptr)
 {
     size_t span = h->arena_units << HF_LOG2U;
     size_t d = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
     if (d >= span || (d & (HF_HDR - 1u)) != 0)
-        return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer is not a block of this heap");
+        return reject(RTM_ERR_FOREIGN_POINTER, h, ptr, "pointer is not a block of this heap");
     const hf_header *b = hf_block(h, d);
     if (b->state == HF_SHIM) { /* an aligned payload: its block is below */
         size_t back = b->units;
         if (back > d || ((d - back) & (HF_UNIT - 1u)) != 0)
-            return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "aligned payload's shim damaged");
+            return reject(RTM_ERR_FOREIGN_POINTER, h, ptr, "aligned payload's shim damaged");
         d -= back;
         b = hf_block(h, d);
         if (b->state == HF_USED && back != hf_live_shift(b))
-            return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "not the block's aligned payload");
+            return reject(RTM_ERR_FOREIGN_POINTER, h, ptr, "not the block's aligned payload");
     }
     if ((d & (HF_UNIT - 1u)) != 0)
-        return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "pointer is not a block start");
+        return reject(RTM_ERR_FOREIGN_POINTER, h, ptr, "pointer is not a block start");
     if (b->state != HF_USED) {
         if (b->state == HF_FREE)
-            return reject(h, ptr, RTM_ERR_DOUBLE_FREE, "block is free (freed twice?)");
-        return reject(h, ptr, RTM_ERR_FOREIGN_POINTER, "header is not a used block's");
+            return reject(RTM_ERR_DOUBLE_FREE, h, ptr, "block is free (freed twice?)");
+        return reject(RTM_ERR_FOREIGN_POINTER, h, ptr, "header is not a used block's");
     }
     size_t u = b->units;
     if (u == 0 || u > h->arena_units - (d >> HF_LOG2U) ||
         hf_block(h, d + (u << HF_LOG2U))->prev_units != u || b->prev_units > (d >> HF_LOG2U))
-        return reject(h, ptr, RTM_ERR_CORRUPT_HEADER, "block header damaged");
-    *out = d;
-    return 0;
+        return reject(RTM_ERR_CORRUPT_HEADER, h, ptr, "block header damaged");
+    return (hf_header *)(uintptr_t)b;
 }
 
 /* --- operations -------------------------------------------------------- */
 
 /* Marks the popped block b live for a request of order r and counts it.
  * raw_used is compared with peak_mark as it is (both include the shims). */
-RTM_INLINE void *take(rtm_halffit *h, hf_header *b, unsigned r, uint32_t units)
+RTM_FAST_INLINE void *take(rtm_halffit *h, hf_header *b, unsigned r, uint32_t units)
 {
     b->state = HF_USED;
     b->order = r;
@@ -195,11 +208,9 @@ RTM_INLINE void *take(rtm_halffit *h, hf_header *b, unsigned r, uint32_t units)
     return b + 1;
 }
 
-/* The popped block b is of a class above r: split once, 2^r units live,
- * the rest (2^s - 2^r >= 2^r units: class >= r) pushed. Out of line and
- * reached by a tail call, so that the hot path, a whole block, keeps its
- * few registers (no callee-saved ones to push and pop). */
-static RTM_NOINLINE void *split(rtm_halffit *h, hf_header *b, unsigned r)
+/* The popped block b is of a class above r: split once, 2^r units kept,
+ * the rest (2^s - 2^r >= 2^r units: class >= r) pushed. */
+RTM_FAST_INLINE uint32_t cut(rtm_halffit *h, hf_header *b, unsigned r)
 {
     uint32_t want = (uint32_t)1 << r;
     uint32_t rest = b->units - want;
@@ -211,13 +222,23 @@ static RTM_NOINLINE void *split(rtm_halffit *h, hf_header *b, unsigned r)
     list_push(h, rb, hf_class(rest));
     b->units = want;
     h->blocks++;
-    return take(h, b, r, want);
+    return want;
 }
+
+#if !RTM_SMALL_CODE
+/* The cut and its own copy of take(), out of line and reached by a tail
+ * call, so that the hot path, a whole block, keeps its few registers (no
+ * callee-saved ones to push and pop). A build for size keeps one take(). */
+static RTM_NOINLINE void *split(rtm_halffit *h, hf_header *b, unsigned r)
+{
+    return take(h, b, r, cut(h, b, r));
+}
+#endif
 
 /* Hot path: one bit scan finds the smallest non-empty class >= r (smallest
  * fit, which the bound needs) and its head is popped. When the class is r
  * the whole block is handed out (the common case once a heap has churned);
- * above r, split() cuts it. No branch depends on the heap's state but that
+ * above r, cut() splits it. No branch depends on the heap's state but that
  * one: whether the popped list is now empty is a flag shifted into the
  * bitmap's xor, not a branch (it was the loop's one mispredicted branch
  * per pair, scripts/count_loop.sh). */
@@ -237,6 +258,12 @@ RTM_INLINE void *halffit_alloc(rtm_halffit *h, size_t size)
         return refuse(h, RTM_ENOMEM);
     unsigned s = r + rtm_ctz32((uint32_t)fit);
     hf_header *b = hf_node(h, h->lists[s].next);
+#if RTM_SMALL_CODE
+    /* a build for size: the general unlink, and one copy of take() */
+    unlink_block(h, b);
+    if (s != r)
+        (void)cut(h, b, r);
+#else
     /* pop the first node of list s; its bit goes when the list is empty */
     ptrdiff_t next = ((hf_links *)(b + 1))->next;
     h->lists[s].next = next;
@@ -244,6 +271,7 @@ RTM_INLINE void *halffit_alloc(rtm_halffit *h, size_t size)
     h->bitmap = bitmap ^ (hf_is_sentinel(next) << s);
     if (s != r)
         return split(h, b, r);
+#endif
     return take(h, b, r, b->units);
 }
 void *rtm_halffit_alloc(rtm_halffit *h, size_t size) { return halffit_alloc(h, size); }
@@ -269,8 +297,9 @@ void *rtm_halffit_aligned_alloc(rtm_halffit *h, size_t alignment, size_t size)
         return NULL;
     uintptr_t a = ((uintptr_t)p + alignment - 1u) & ~(uintptr_t)(alignment - 1u);
     size_t gap = (size_t)(a - (uintptr_t)p);
-    /* remembered for a moving realloc */
-    ((hf_header *)(uintptr_t)p - 1)->order |= (uint32_t)rtm_fls_size(alignment) << 5;
+    /* the alignment, remembered for a moving realloc, and the distance */
+    ((hf_header *)(uintptr_t)p - 1)->order |=
+        (uint32_t)rtm_fls_size(alignment) << 5 | (uint32_t)(gap >> 4) << 10;
     if (gap != 0) {
         char *q = p + gap;
         hf_header *shim = (hf_header *)(uintptr_t)(q - HF_HDR);
@@ -278,25 +307,11 @@ void *rtm_halffit_aligned_alloc(rtm_halffit *h, size_t alignment, size_t size)
         shim->prev_units = 0;
         shim->state = HF_SHIM;
         shim->order = 0;
-        ((hf_header *)(uintptr_t)p - 1)->order |= (uint32_t)(gap >> 4) << 10;
         h->shim_bytes += gap; /* the bytes before q are not the caller's */
         size_t used = hf_used_bytes(h);
         h->peak_mark = (used > peak ? used : peak) + h->shim_bytes;
     }
     return p + gap;
-}
-
-/* Takes free block b off its circular list; the list is empty afterwards
- * when b's neighbours are one node, the sentinel (the class is needed only
- * then, to clear its bit). */
-RTM_INLINE void unlink_block(rtm_halffit *h, hf_header *b)
-{
-    hf_links *l = (hf_links *)(b + 1);
-    ptrdiff_t prev = l->prev, next = l->next;
-    hf_link_at(h, prev)->next = next;
-    hf_link_at(h, next)->prev = prev;
-    if (prev == next)
-        h->bitmap ^= (uint32_t)1 << hf_class(b->units); /* set: the list held b */
 }
 
 /* Frees the live block b (validated): merges it with the free neighbours
@@ -306,7 +321,7 @@ RTM_INLINE void unlink_block(rtm_halffit *h, hf_header *b)
  * header is then marked free: when b merges into its left neighbour the
  * header stays inside the merged block, and a second free(b) must find
  * "free" there. An absorbed right neighbour's header says free already. */
-RTM_INLINE void release(rtm_halffit *h, hf_header *b)
+RTM_FAST_INLINE void release(rtm_halffit *h, hf_header *b)
 {
     uint32_t units = b->units;
     uint32_t pu = b->prev_units;
@@ -332,21 +347,28 @@ RTM_INLINE void release(rtm_halffit *h, hf_header *b)
     list_push(h, b, hf_class(units));
 }
 
-/* Everything the inline validation of rtm_halffit_free() did not accept:
- * NULL, an aligned payload, or misuse to report. Out of line, so that the hot
- * path keeps no stack slot for find_block()'s result. */
-static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
+/* Frees the live block b (validated), an aligned payload's shim bytes
+ * given back to the counters too. */
+static void free_live(rtm_halffit *h, hf_header *b)
 {
-    if (ptr == NULL)
-        return 0;
-    size_t o = 0;
-    if (find_block(h, ptr, &o) != 0)
-        return -1;
-    hf_header *b = hf_block(h, o);
     size_t shift = hf_live_shift(b);
     h->shim_bytes -= shift;
     h->peak_mark -= shift; /* the peak itself is unchanged */
     release(h, b);
+}
+
+/* Everything the inline validation of rtm_halffit_free() did not accept:
+ * NULL, an aligned payload, or misuse to report (and, in a build for size,
+ * every free). Out of line, so that the hot path keeps no register for
+ * find_block()'s result. */
+static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
+{
+    if (ptr == NULL)
+        return 0;
+    hf_header *b = find_block(h, ptr);
+    if (b == NULL)
+        return -1;
+    free_live(h, b);
     return 0;
 }
 
@@ -357,6 +379,9 @@ static RTM_NOINLINE int free_slow(rtm_halffit *h, void *ptr)
  * end: the offset lies above the arena and the sentinel. */
 RTM_INLINE int halffit_free(rtm_halffit *h, void *ptr)
 {
+#if RTM_SMALL_CODE
+    return free_slow(h, ptr); /* a size build keeps only the general path */
+#else
     size_t o = (size_t)((uintptr_t)ptr - (uintptr_t)hf_base(h)) - HF_HDR;
     /* the header's unit index, rotated: an offset that is not a unit
      * boundary gets high bits and fails the range test with the rest */
@@ -374,13 +399,14 @@ RTM_INLINE int halffit_free(rtm_halffit *h, void *ptr)
     }
     release(h, b);
     return 0;
+#endif
 }
 int rtm_halffit_free(rtm_halffit *h, void *ptr) { return halffit_free(h, ptr); }
 
-/* Bytes from ptr to its block's end; ptr is a live payload (validated). */
-static size_t usable_from(const rtm_halffit *h, const void *ptr, size_t o)
+/* Bytes from ptr to the end of its block b (validated). */
+static size_t usable_from(const hf_header *b, const void *ptr)
 {
-    const char *end = hf_base(h) + o + ((size_t)hf_block(h, o)->units << HF_LOG2U);
+    const char *end = (const char *)b + ((size_t)b->units << HF_LOG2U);
     return (size_t)(end - (const char *)ptr);
 }
 
@@ -392,19 +418,19 @@ void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size)
         (void)rtm_halffit_free(h, ptr);
         return NULL;
     }
-    size_t o = 0;
-    if (find_block(h, ptr, &o) != 0)
+    hf_header *b = find_block(h, ptr);
+    if (b == NULL)
         return NULL;
-    size_t have = usable_from(h, ptr, o);
+    size_t have = usable_from(b, ptr);
     if (size <= have)
         return ptr; /* the block already holds it */
-    unsigned align = hf_live_align_log2(hf_block(h, o));
+    unsigned align = hf_live_align_log2(b);
     void *q = align != 0 ? rtm_halffit_aligned_alloc(h, (size_t)1 << align, size)
                          : rtm_halffit_alloc(h, size);
     if (q == NULL)
         return NULL;
     __builtin_memcpy(q, ptr, have);
-    (void)rtm_halffit_free(h, ptr);
+    free_live(h, b); /* validated above; the alloc moved no block */
     return q;
 }
 
@@ -413,10 +439,8 @@ void *rtm_halffit_realloc(rtm_halffit *h, void *ptr, size_t size)
  * reported and gives 0 rather than a size read from foreign memory. */
 size_t rtm_halffit_usable_size(const rtm_halffit *h, const void *ptr)
 {
-    size_t o = 0;
-    if (ptr == NULL || find_block(h, ptr, &o) != 0)
-        return 0;
-    return usable_from(h, ptr, o);
+    const hf_header *b = ptr == NULL ? NULL : find_block(h, ptr);
+    return b == NULL ? 0 : usable_from(b, ptr);
 }
 
 rtm_stats rtm_halffit_stats(const rtm_halffit *h)

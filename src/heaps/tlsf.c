@@ -30,6 +30,10 @@
 #include "heaps/tlsf_layout.h"
 #include "core/kind.h"
 
+#if RTM_TLSF_GROWTH
+#include <stdatomic.h> /* growth_code: a freestanding header */
+#endif
+
 /* ---------------------------------------------------------------------- */
 /* Free lists                                                              */
 /* ---------------------------------------------------------------------- */
@@ -49,7 +53,7 @@
  * both end in the same bit scan and the same branch-free take. Whether the
  * list is empty stays a branch (mispredicted on 16 % of allocations, but
  * the branch-free form took 10 instructions more on the worst path). */
-static inline char *find_free_block(rtm_tlsf *t, size_t s)
+RTM_INLINE char *find_free_block(rtm_tlsf *t, size_t s)
 {
     unsigned f = rtm_fls_size(s);
     unsigned own = list_index_f(s, f);
@@ -318,9 +322,10 @@ static inline void release_block(rtm_tlsf *t, char *b, size_t s)
     t->free_blocks++;
 }
 
-/* Growth on demand (below), reached only where a request would be refused. */
-static RTM_COLD RTM_NOINLINE void *alloc_grown(rtm_tlsf *t, size_t s);
-static RTM_COLD RTM_NOINLINE void *aligned_refused(rtm_tlsf *t, size_t align, size_t s);
+/* Growth on demand (below), reached only where a request would be refused:
+ * a block of span s at an `align` boundary (0: no alignment) from grown
+ * memory, or ENOMEM. */
+static RTM_COLD RTM_NOINLINE void *grow_or_refuse(rtm_tlsf *t, size_t s, size_t align);
 
 /* ---------------------------------------------------------------------- */
 /* Public operations                                                       */
@@ -340,7 +345,7 @@ void *rtm_tlsf_alloc(rtm_tlsf *t, size_t size)
     char *b = find_free_block(t, s);
     if (RTM_UNLIKELY(b == NULL))
         return !RTM_TLSF_GROWTH || t->grow == NULL ? refuse(t, RTM_ENOMEM)
-                                                   : alloc_grown(t, s); /* tail calls */
+                                                   : grow_or_refuse(t, s, 0); /* tail calls */
     return use_block(t, b, span_of(b), s, 0);
 }
 
@@ -395,7 +400,7 @@ RTM_INLINE char *aligned_take(rtm_tlsf *t, size_t align, size_t s, size_t worst)
 }
 
 /* Uses free block b (out of its list) for span s at an `align` boundary. */
-static inline void *aligned_use(rtm_tlsf *t, char *b, size_t align, size_t s)
+RTM_INLINE void *aligned_use(rtm_tlsf *t, char *b, size_t align, size_t s)
 {
     char *a = align_within(t, b, align);
     uint32_t flags = BLOCK_ALIGNED | (a != b ? BLOCK_PREV_FREE : 0u);
@@ -419,7 +424,7 @@ void *rtm_tlsf_aligned_alloc(rtm_tlsf *t, size_t align, size_t size)
         return refuse(t, RTM_ENOMEM);
     char *b = aligned_take(t, align, s, worst);
     if (RTM_UNLIKELY(b == NULL))
-        return aligned_refused(t, align, s); /* grows, or ENOMEM: a tail call */
+        return grow_or_refuse(t, s, align); /* grows, or ENOMEM: a tail call */
     return aligned_use(t, b, align, s);
 }
 
@@ -766,10 +771,25 @@ rtm_tlsf *rtm_tlsf_create(void *mem, size_t bytes)
  * Refused memory (got < min_bytes, overlap, wrap, NULL) is not touched and
  * stays the grow function's; the request fails with ENOMEM.
  *
- * RTM_TLSF_GROWTH 0 (a build option for firmware, RTM_CONFIG_HEADER)
- * leaves all of it out: set_grow gives ENOTSUP, and the image is 712 bytes
- * smaller on a Cortex-M4 at -Os (docs/FIRMWARE.md).
+ * An image that never calls rtm_tlsf_set_grow does not link any of it
+ * (growth_code below). RTM_TLSF_GROWTH 0 (a build option, RTM_CONFIG_HEADER)
+ * leaves it out of the build: set_grow then gives ENOTSUP.
  */
+
+#if RTM_TLSF_GROWTH
+static void *alloc_grown(rtm_tlsf *t, size_t s, size_t align);
+
+/* The growth code's entry, published by rtm_tlsf_set_grow: the refusal
+ * paths reach growth only through this pointer, so an image that never
+ * calls set_grow does not link the growth code (--gc-sections drops it:
+ * 700 bytes of a Cortex-M4 image at -Os, docs/FIRMWARE.md). One pointer
+ * for every heap, since the code is the same; relaxed atomic because two
+ * threads may set grow functions on two heaps at once (both store the same
+ * value). A heap whose grow is set was set in this process (a shared
+ * heap's never is: rtm_tlsf_check_region, rtm_tlsf_rebuild), so the
+ * pointer is set whenever a heap's grow is. */
+static _Atomic(void *(*)(rtm_tlsf *, size_t, size_t)) growth_code;
+#endif
 
 int rtm_tlsf_set_grow(rtm_tlsf *t, void *(*grow)(void *ctx, size_t min_bytes, size_t *got_bytes),
                       void *ctx)
@@ -778,13 +798,32 @@ int rtm_tlsf_set_grow(rtm_tlsf *t, void *(*grow)(void *ctx, size_t min_bytes, si
         RTM_SET_ERRNO(RTM_EINVAL);
         return -1;
     }
-    if (!RTM_TLSF_GROWTH) {
-        RTM_SET_ERRNO(RTM_ENOTSUP); /* built without growth */
-        return -1;
-    }
+#if RTM_TLSF_GROWTH
+    if (grow != NULL)
+        atomic_store_explicit(&growth_code, alloc_grown, memory_order_relaxed);
     t->grow = grow;
     t->grow_ctx = grow != NULL ? ctx : NULL;
     return 0;
+#else
+    (void)grow;
+    (void)ctx;
+    RTM_SET_ERRNO(RTM_ENOTSUP); /* built without growth */
+    return -1;
+#endif
+}
+
+static RTM_COLD RTM_NOINLINE void *grow_or_refuse(rtm_tlsf *t, size_t s, size_t align)
+{
+#if RTM_TLSF_GROWTH
+    void *(*grown)(rtm_tlsf *, size_t, size_t) =
+        atomic_load_explicit(&growth_code, memory_order_relaxed);
+    if (t->grow != NULL && grown != NULL)
+        return grown(t, s, align);
+#else
+    (void)align;
+    (void)s;
+#endif
+    return refuse(t, RTM_ENOMEM);
 }
 
 #if RTM_TLSF_GROWTH
@@ -847,50 +886,29 @@ static RTM_COLD RTM_NOINLINE int grow_by(rtm_tlsf *t, size_t span)
     return rtm_tlsf_add_pool(t, mem, got);
 }
 
-/* aligned_alloc's refusal path: grow and take a block that holds span s at
- * an `align` boundary, or ENOMEM. Growth adds a free block of at least
- * worst = s + align + MIN_SPAN, which the search finds (as for alloc). */
-static RTM_COLD RTM_NOINLINE void *aligned_refused(rtm_tlsf *t, size_t align, size_t s)
+/* The refusal paths with a grow function set (alloc tests for one, 2
+ * instructions, so a heap that does not grow refuses as fast as before;
+ * aligned_alloc's path tests in grow_or_refuse): grow, then take a block
+ * that holds span s at an `align` boundary (0: none), or ENOMEM.
+ *  - align 0: growth adds room for a block of span s (a pool of at least
+ *    s, or a pool's last block grown past s), and the search finds any
+ *    block that holds s in its own class (what growth added was inserted
+ *    last, so it is its list's head, which the probe sees) or above.
+ *  - aligned: growth adds a free block of at least worst = s + align +
+ *    MIN_SPAN, which holds s after any gap; the good-fit search finds it. */
+static void *alloc_grown(rtm_tlsf *t, size_t s, size_t align)
 {
-    size_t worst = s + align + MIN_SPAN;
-    char *b = NULL;
-    if (t->grow == NULL || grow_by(t, worst) != 0 || (b = aligned_take(t, align, s, worst)) == NULL)
+    size_t worst = align == 0 ? s : s + align + MIN_SPAN;
+    if (grow_by(t, worst) != 0)
         return refuse(t, RTM_ENOMEM);
-    return aligned_use(t, b, align, s);
-}
-
-/* alloc's refusal path when a grow function is set (alloc tests for it, 2
- * instructions, so a heap that does not grow refuses as fast as before):
- * grow and take a block of span s, or ENOMEM. A block of span s always
- * fits what growth added (a pool of at least s, or a pool's last block
- * grown past s), and the search finds any block that holds s in its own
- * class (what growth added was inserted last, so it is its list's head,
- * which the probe sees) or above. */
-static RTM_COLD RTM_NOINLINE void *alloc_grown(rtm_tlsf *t, size_t s)
-{
-    if (grow_by(t, s) != 0)
-        return refuse(t, RTM_ENOMEM);
-    char *b = find_free_block(t, s);
+    char *b = align == 0 ? find_free_block(t, s) : aligned_take(t, align, s, worst);
     if (b == NULL)
         return refuse(t, RTM_ENOMEM);
-    return use_block(t, b, span_of(b), s, 0);
+    return align == 0 ? use_block(t, b, span_of(b), s, 0) : aligned_use(t, b, align, s);
 }
 
 /* Grown pools stay: reset makes every pool, given or grown, one free block
  * again, and keeps the grow function. */
-#else
-/* Built without growth (RTM_TLSF_GROWTH 0): the refusal paths refuse. */
-static RTM_COLD RTM_NOINLINE void *aligned_refused(rtm_tlsf *t, size_t align, size_t s)
-{
-    (void)align;
-    (void)s;
-    return refuse(t, RTM_ENOMEM);
-}
-static RTM_COLD RTM_NOINLINE void *alloc_grown(rtm_tlsf *t, size_t s)
-{
-    (void)s;
-    return refuse(t, RTM_ENOMEM);
-}
 #endif
 
 void rtm_tlsf_reset(rtm_tlsf *t)
