@@ -1,19 +1,25 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# Exact Thumb-2 instruction counts of heap calls on a Cortex-M4
-# (docs/FIRMWARE.md, "Instructions per call on Cortex-M4"): builds
+# Exact Thumb instruction counts of heap calls on a Cortex-M4 or M0
+# (docs/FIRMWARE.md, "Instructions per call on Cortex-M4 and M0"): builds
 # tests/firmware/count_app.c (states built, then one measured call each)
-# against picolibc, boots it on qemu's mps2-an386 halted, and lets
+# against picolibc, boots it halted on qemu (mps2-an386, or microbit), and lets
 # gdb-multiarch single-step every call of the counted functions through
 # qemu's gdb stub (tests/firmware/count_steps.py). The method is checked on
 # hand_counted(), five instructions by hand: any other count fails the run.
-# Usage: scripts/thumb-count.sh [-O2|-Os] [-DNAME=VALUE...]   (default -O2)
+# Usage: scripts/thumb-count.sh [--m0] [-O2|-Os] [-DNAME=VALUE...]   (default -O2)
+#   --m0: a Cortex-M0 (ARMv6-M, Thumb-1 with a few Thumb-2 instructions: no
+#         CLZ, no IT blocks, no wide immediates) on qemu's microbit, with the
+#         states built in a 12 KiB region (its RAM is 16 KiB); else a
+#         Cortex-M4 on mps2-an386 and a 64 KiB region
 #   -D: a build option of docs/FIRMWARE.md's table, e.g. -DRTM_SMALL_CODE=0
 # Exit status 77 when the compiler, qemu-system-arm or gdb-multiarch is
 # missing (scripts/deps.sh firmware).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 usage() { sed -n '/^# Usage:/,/^#   -D/p' "$0" | sed 's/^# //' >&2; exit 2; }
+core=m4
+if [ "${1:-}" = --m0 ]; then core=m0; shift; fi
 opt=${1:--O2}
 case "$opt" in -O2|-Os) ;; *) usage ;; esac
 [ $# -eq 0 ] || shift
@@ -31,13 +37,23 @@ cleanup() { [ -z "$qemu_pid" ] || kill "$qemu_pid" 2>/dev/null || true; rm -rf "
 trap cleanup EXIT
 src=(src/core/error.c src/heaps/tlsf.c src/heaps/tlsf_check.c src/heaps/halffit.c
      src/heaps/halffit_check.c)
-arm-none-eabi-gcc -mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16 "$opt" -g -std=c11 \
+if [ "$core" = m4 ]; then
+  machine=mps2-an386 name=Cortex-M4
+  target=(-mcpu=cortex-m4 -mthumb -mfloat-abi=hard -mfpu=fpv4-sp-d16)
+  memory=(-Wl,--defsym=__flash=0 -Wl,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x21000000
+          -Wl,--defsym=__ram_size=0x1000000)
+else
+  machine=microbit name=Cortex-M0
+  target=(-mcpu=cortex-m0 -mthumb -DCOUNT_REGION_BYTES=12288)
+  memory=(-Wl,--defsym=__flash=0 -Wl,--defsym=__flash_size=0x40000 -Wl,--defsym=__ram=0x20000000
+          -Wl,--defsym=__ram_size=0x4000 -Wl,--defsym=__stack_size=0x800)
+fi
+arm-none-eabi-gcc "${target[@]}" "$opt" -g -std=c11 \
   -DNDEBUG "${options[@]}" -I"$root/include" -I"$root/src" --specs=picolibc.specs --oslib=semihost \
   --crt0=semihost "$root/tests/firmware/count_app.c" "${src[@]/#/$root/}" \
-  -Wl,--defsym=__flash=0 -Wl,--defsym=__flash_size=0x400000 -Wl,--defsym=__ram=0x21000000 \
-  -Wl,--defsym=__ram_size=0x1000000 -o "$out/count.elf"
+  "${memory[@]}" -o "$out/count.elf"
 port=$((20000 + RANDOM % 20000))
-qemu-system-arm -M mps2-an386 -nographic -monitor none -serial null \
+qemu-system-arm -M "$machine" -nographic -monitor none -serial null \
   -semihosting-config enable=on,target=native -gdb "tcp:127.0.0.1:$port" -S \
   -kernel "$out/count.elf" >"$out/qemu.log" 2>&1 &
 qemu_pid=$!
@@ -52,5 +68,5 @@ if ! grep -qx 'hand_counted #1: 5' "$out/counts"; then
   tail -n 20 "$out/gdb.log" >&2
   exit 1
 fi
-echo "Cortex-M4, gcc $opt${options[*]:+ ${options[*]}}, instructions per call (gdb single-step through qemu's stub):"
+echo "$name, gcc $opt${options[*]:+ ${options[*]}}, instructions per call (gdb single-step through qemu's stub):"
 cat "$out/counts"
