@@ -15,7 +15,23 @@
 #define COUNT_REGION_BYTES 65536
 #endif
 static unsigned char region[COUNT_REGION_BYTES] __attribute__((aligned(8)));
+/* Slots of the random-replace state (0: left out, as on a Cortex-M0) and its
+ * measured iterations. */
+#ifndef COUNT_RR_SLOTS
+#define COUNT_RR_SLOTS 2000
+#endif
+#ifndef COUNT_RR_ITERATIONS
+#define COUNT_RR_ITERATIONS 200
+#endif
 volatile uintptr_t sink;
+
+/* Labels the calls counted after it (tests/firmware/count_steps.py); "off"
+ * stops the counting while a state is built by many calls. */
+__attribute__((noinline)) void count_phase(const char *label);
+__attribute__((noinline)) void count_phase(const char *label)
+{
+    __asm__ volatile("" : : "r"(label) : "memory");
+}
 
 /* Five instructions: movs, adds, nop, nop, bx lr. */
 __attribute__((naked, noinline)) void hand_counted(void);
@@ -97,6 +113,76 @@ static void halffit_states(void)
     sink = (uintptr_t)d;
 }
 
+/* The state of rtmem wcet's worst half-fit free on x86-64: blocks of one
+ * unit, the freed one between two free neighbours each alone in its list
+ * (l in class 0, r of two units in class 1). */
+static void halffit_worst_free(void)
+{
+    rtm_halffit *h = rtm_halffit_create(region, sizeof region);
+    void *p0 = rtm_halffit_alloc(h, 16);
+    void *l = rtm_halffit_alloc(h, 16);
+    void *b = rtm_halffit_alloc(h, 16);
+    void *r = rtm_halffit_alloc(h, 48);
+    void *p1 = rtm_halffit_alloc(h, 16);
+    (void)rtm_halffit_free(h, l);
+    (void)rtm_halffit_free(h, r);
+    (void)rtm_halffit_free(h, b); /* measured */
+    sink = (uintptr_t)p0 ^ (uintptr_t)p1;
+}
+
+#if COUNT_RR_SLOTS
+/* rtmem wcet's random-replace loop (tools/wcet/scenarios.c): slots filled
+ * with sizes in [16, 4096) from splitmix64 seeded 1, then each iteration
+ * frees a random slot and refills it, both calls counted. At COUNT_RR_SLOTS
+ * slots instead of 10,000 (20 MiB live would not fit the board's 16 MiB):
+ * the same kind of state, not the same heap. */
+#include "common/rng.h"
+
+#define RR_MIN   16u
+#define RR_RANGE 4080u
+static unsigned char rr_region[12u << 20] __attribute__((aligned(8)));
+static void *rr_slot[COUNT_RR_SLOTS];
+
+typedef struct rr_heap {
+    void *(*alloc)(void *heap, size_t size);
+    void (*free)(void *heap, void *ptr);
+    void *heap;
+} rr_heap;
+static void *rr_tlsf_alloc(void *t, size_t n) { return rtm_tlsf_alloc(t, n); }
+static void rr_tlsf_free(void *t, void *p) { (void)rtm_tlsf_free(t, p); }
+static void *rr_halffit_alloc(void *h, size_t n) { return rtm_halffit_alloc(h, n); }
+static void rr_halffit_free(void *h, void *p) { (void)rtm_halffit_free(h, p); }
+
+static int random_replace(const rr_heap *w, const char *label)
+{
+    rng r = {1};
+    count_phase("off");
+    for (unsigned i = 0; i < COUNT_RR_SLOTS; i++)
+        if ((rr_slot[i] = w->alloc(w->heap, RR_MIN + rng_below(&r, RR_RANGE))) == NULL)
+            return -1;
+    count_phase(label);
+    for (unsigned it = 0; it < COUNT_RR_ITERATIONS; it++) {
+        size_t i = rng_below(&r, COUNT_RR_SLOTS);
+        size_t n = RR_MIN + rng_below(&r, RR_RANGE);
+        w->free(w->heap, rr_slot[i]);
+        if ((rr_slot[i] = w->alloc(w->heap, n)) == NULL)
+            return -1;
+    }
+    count_phase("");
+    return 0;
+}
+
+static int random_states(void)
+{
+    rr_heap t = {rr_tlsf_alloc, rr_tlsf_free, rtm_tlsf_create(rr_region, sizeof rr_region)};
+    rr_heap h = {rr_halffit_alloc, rr_halffit_free, NULL}; /* the same region, after */
+    if (random_replace(&t, "random-replace tlsf") != 0)
+        return -1;
+    h.heap = rtm_halffit_create(rr_region, sizeof rr_region);
+    return random_replace(&h, "random-replace halffit");
+}
+#endif
+
 int main(void);
 int main(void)
 {
@@ -105,5 +191,12 @@ int main(void)
     halffit_states();
     tlsf_worst_free();
     tlsf_worst_alloc();
+    halffit_worst_free();
+#if COUNT_RR_SLOTS
+    if (random_states() != 0) {
+        count_phase("refused"); /* the heap was too small: no state to count */
+        return 1;
+    }
+#endif
     return 0;
 }
