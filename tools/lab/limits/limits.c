@@ -259,7 +259,7 @@ static void probe_row(const limits_bench *b, lim_row *row)
 static void time_row(const limits_bench *b, lim_row *row, lim_time_run *run)
 {
     static char out[CHILD_OUT_MAX];
-    char why[256] = "";
+    char why[sizeof run->heap_why] = ""; /* what the row keeps of it */
     int rc = spawn_child(b, row, 0, out, why, sizeof why);
     if (limits_parse_time(out, b->o, run) != 0 || !run->done) {
         run->done = 0;
