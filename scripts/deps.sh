@@ -15,7 +15,8 @@
 # and python3-jsonschema, since it runs the same ctest suite as `build`.
 # `firmware`: the Arm bare-metal compiler, picolibc and qemu-system-arm, for
 # scripts/test-firmware.sh and scripts/flash-size.sh (`make test-firmware`,
-# the CI's firmware stage; docs/FIRMWARE.md).
+# the CI's firmware stage; docs/FIRMWARE.md), and gdb-multiarch for
+# scripts/thumb-count.sh.
 # `check`: what `build` needs, only checked and reported, never installed
 # (`make build` runs this one: installing is left to `make test`,
 # `make bench` and this script called directly).
@@ -47,7 +48,9 @@ case "$what" in
   ci)    opt_pkgs=(gcc-arm-none-eabi gcc-multilib g++-multilib clang-format cppcheck pkg-config
                sqlite3 git g++ python3 libpython3-testsuite clang valgrind) ;;
   cross) opt_pkgs=("${suite_pkgs[@]}") ;;
-  firmware) ;;
+  # gdb-multiarch: scripts/thumb-count.sh's single-stepping (optional: the
+  # firmware tests and scripts/flash-size.sh do without it).
+  firmware) opt_pkgs=(gdb-multiarch) ;;
   *) echo "usage: scripts/deps.sh [--list] build|bench|ci|cross|firmware|check" >&2; exit 2 ;;
 esac
 # The cross packages (scripts/test-cross.sh, `make test-cross`, the CI
